@@ -1,0 +1,15 @@
+// Hashing helpers over OpenSSL's libcrypto: API keys are stored as SHA-256,
+// webhook bodies are signed with HMAC-SHA256.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace belay {
+
+std::string sha256_hex(std::string_view data);
+std::string hmac_sha256_hex(std::string_view key, std::string_view data);
+// Compares without an early exit, so timing does not leak how much matched.
+bool constant_time_equal(std::string_view a, std::string_view b);
+
+} // namespace belay

@@ -1,0 +1,111 @@
+// Plain records shared by storage, actors, http and protocol rendering. No I/O here.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace belay {
+
+// Wall-clock time as microseconds since the Unix epoch. Every timestamp in belay
+// is derived from the actor system's clock (see actors/clock.hpp), never read
+// from the operating system on the logic path.
+using micros = int64_t;
+
+inline constexpr const char* status_open = "OPEN";
+inline constexpr const char* status_acknowledged = "ACKNOWLEDGED";
+inline constexpr const char* status_exhausted = "EXHAUSTED";
+inline constexpr const char* status_resolved = "RESOLVED";
+
+struct target {
+  std::string channel;
+  std::string to;
+};
+
+struct step {
+  double delay_seconds = 0;
+  std::vector<target> targets;
+};
+
+struct policy {
+  std::string name;
+  int repeat = 0;
+  std::optional<double> repeat_delay_seconds; // default: the last step's own delay
+  double grace_seconds = 300;
+  std::vector<step> steps;
+};
+
+struct channel_config {
+  int64_t org_id = 0;
+  std::string name;
+  std::string type; // webhook | slack | email | sms | voice | log
+  std::string url;  // http(s) for webhook/slack, smtp(s) for email, API base for sms/voice
+  std::string secret;   // webhook HMAC key, Twilio auth token, SMTP password
+  std::string account;  // Twilio account SID, SMTP user name
+  std::string from;     // email sender, sms/voice caller id
+  int max_attempts = 4;
+  double retry_base_seconds = 30;
+  double retry_cap_seconds = 120;
+  double timeout_seconds = 5;
+  std::string failover_to; // empty: none
+};
+
+struct incident_record {
+  int64_t org_id = 0;
+  int64_t id = 0;
+  std::string dedup_key;
+  std::string title;
+  std::string severity = "critical";
+  std::string status = status_open;
+  std::string policy;
+  int current_step = 0; // index of the step that fires next in `loop`
+  int loop = 0;
+  int64_t event_count = 1;
+  micros created_at = 0;
+  micros last_seen_at = 0;
+  std::optional<micros> next_fire_at;
+  std::optional<micros> acked_at;
+  std::string acked_by;
+  std::optional<micros> resolved_at;
+  std::optional<micros> exhausted_at;
+  int64_t version = 1;
+  bool shadow = false;
+};
+
+struct timeline_entry {
+  micros at = 0;
+  std::string kind;
+  std::string detail_json = "{}"; // a JSON object
+};
+
+struct delivery_record {
+  int64_t org_id = 0;
+  int64_t id = 0;
+  int64_t incident_id = 0;
+  int loop = 0;
+  int step = 0;
+  std::string channel;
+  std::string target;
+  std::string idempotency_key;
+  std::string status; // PENDING CLAIMED SENT DEAD CANCELLED SHADOWED
+  int attempts = 0;
+  std::optional<micros> next_attempt_at;
+  std::string last_error;
+  bool ambiguous = false;
+  std::optional<int64_t> failover_from;
+  std::optional<micros> sent_at;
+  micros created_at = 0;
+};
+
+struct dead_letter_record {
+  int64_t id = 0;
+  int64_t delivery_id = 0;
+  int64_t incident_id = 0;
+  std::string channel;
+  std::string target;
+  std::string reason;
+  micros failed_at = 0;
+};
+
+} // namespace belay
