@@ -1,0 +1,92 @@
+#include "actors/transport/channels.hpp"
+#include "actors/transport/curl.hpp"
+
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+namespace belay::transport::detail {
+
+namespace {
+
+// Slack reads &, < and > as markup (links, mentions): escape them in user text.
+std::string slack_escape(std::string_view text) {
+  std::string out;
+  for (char c : one_line(text)) {
+    switch (c) {
+    case '&':
+      out += "&amp;";
+      break;
+    case '<':
+      out += "&lt;";
+      break;
+    case '>':
+      out += "&gt;";
+      break;
+    default:
+      out += c;
+    }
+  }
+  return out;
+}
+
+void string_value(rapidjson::Writer<rapidjson::StringBuffer>& writer,
+                  const std::string& value) {
+  writer.String(value.data(), static_cast<rapidjson::SizeType>(value.size()));
+}
+
+} // namespace
+
+std::string slack_body(const page& p) {
+  auto severity = upper_severity(p);
+  auto title = slack_escape(clip(p.incident.title, 1000));
+  auto incident = "incident " + std::to_string(p.incident.id);
+  auto fallback =
+      "[" + severity + "] " + title + " (" + incident + ", " + step_label(p) + ")";
+  auto section = ":rotating_light: *" + severity + "* " + title + "\n" + "Incident *" +
+                 std::to_string(p.incident.id) + "* · " + step_label(p) + " · status " +
+                 slack_escape(p.incident.status);
+
+  rapidjson::StringBuffer buffer;
+  rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
+  writer.StartObject();
+  writer.Key("text");
+  string_value(writer, fallback);
+  if (!p.target.empty()) {
+    // Honoured by legacy incoming webhooks; app webhooks post to their own channel.
+    writer.Key("channel");
+    string_value(writer, p.target);
+  }
+  writer.Key("blocks");
+  writer.StartArray();
+  writer.StartObject();
+  writer.Key("type");
+  writer.String("section");
+  writer.Key("text");
+  writer.StartObject();
+  writer.Key("type");
+  writer.String("mrkdwn");
+  writer.Key("text");
+  string_value(writer, section);
+  writer.EndObject();
+  writer.EndObject();
+  writer.EndArray();
+  writer.EndObject();
+  return std::string(buffer.GetString(), buffer.GetSize());
+}
+
+send_result send_slack(const channel_config& channel, const page& p) {
+  // The webhook URL is itself the credential: it never appears in an error.
+  if (auto refused = refuse_scheme(channel.url, {"http", "https"}, "slack webhook"))
+    return *refused;
+  http_post request;
+  request.what = "slack webhook";
+  request.url = channel.url;
+  request.body = slack_body(p);
+  request.timeout_seconds = channel.timeout_seconds;
+  request.headers = {"Content-Type: application/json",
+                     "Idempotency-Key: " + header_safe(p.idempotency_key)};
+  request.secrets = {channel.secret};
+  return post(request);
+}
+
+} // namespace belay::transport::detail

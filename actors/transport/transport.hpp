@@ -1,0 +1,47 @@
+// Outgoing delivery transports: one blocking call per page, no CAF, no database.
+// The channel actor calls send() from worker threads outside any transaction and
+// turns the result into SENT, a scheduled retry or a dead letter.
+#pragma once
+
+#include "protocol/model.hpp"
+
+#include <string>
+
+namespace belay::transport {
+
+struct page {
+  std::string idempotency_key; // "<incident id>:<loop>:<step>:<channel>:<target>",
+                               // identical on every attempt
+  std::string target; // recipient: slack channel name / email address / phone number /
+                      // free text for webhook
+  incident_record incident;
+  int loop = 0;
+  int step = 0;
+  int attempt = 1;
+};
+
+enum class outcome { sent, retry, permanent };
+
+struct send_result {
+  outcome result = outcome::retry;
+  // The request was completely written but no answer came back (timeout, reset):
+  // the peer may have acted on it, so a retry may page twice.
+  bool ambiguous = false;
+  int http_status = 0; // HTTP status, or the last SMTP reply code for email; 0 if none
+  std::string error;   // for last_error and dead letters; never contains secrets
+};
+
+// Blocking and thread-safe; never throws. Called from worker threads outside any DB
+// transaction.
+send_result send(const channel_config& channel, const page& p);
+
+// The exact bytes POSTed (and signed) by the webhook transport.
+std::string webhook_body(const page& p);
+
+// The Message-ID of the email for this page (without angle brackets): the
+// idempotency key with ':' replaced by '.', "@belay" appended. Characters that are
+// not allowed in a Message-ID (such as the '@' of the target address) are written
+// as "=XX" so that distinct keys keep distinct ids.
+std::string email_message_id(const page& p);
+
+} // namespace belay::transport

@@ -1,0 +1,88 @@
+// Pages, channels and small decoders shared by the transport tests.
+#pragma once
+
+#include "actors/transport/transport.hpp"
+
+#include <arpa/inet.h>
+#include <cstdlib>
+#include <map>
+#include <netinet/in.h>
+#include <string>
+#include <sys/socket.h>
+#include <unistd.h>
+
+namespace belay::transport::testing {
+
+inline page sample_page(const std::string& channel, const std::string& target) {
+  page p;
+  p.incident.org_id = 1;
+  p.incident.id = 42;
+  p.incident.dedup_key = "disk-full/db-1";
+  p.incident.title = "Disk full on db-1";
+  p.incident.severity = "critical";
+  p.incident.policy = "default";
+  p.loop = 0;
+  p.step = 1;
+  p.attempt = 2;
+  p.target = target;
+  p.idempotency_key = "42:0:1:" + channel + ":" + target;
+  return p;
+}
+
+inline channel_config make_channel(const std::string& name, const std::string& type,
+                                   const std::string& url) {
+  channel_config c;
+  c.org_id = 1;
+  c.name = name;
+  c.type = type;
+  c.url = url;
+  c.timeout_seconds = 2;
+  return c;
+}
+
+// A loopback port with nothing listening on it (bound, read, released).
+inline int closed_port() {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address);
+  socklen_t length = sizeof address;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
+  ::close(fd);
+  return ntohs(address.sin_port);
+}
+
+// application/x-www-form-urlencoded -> fields (last one wins).
+inline std::map<std::string, std::string> form_fields(const std::string& body) {
+  auto decode = [](const std::string& text) {
+    std::string out;
+    for (size_t i = 0; i < text.size(); ++i) {
+      if (text[i] == '+') {
+        out += ' ';
+      } else if (text[i] == '%' && i + 2 < text.size()) {
+        out += static_cast<char>(std::strtol(text.substr(i + 1, 2).c_str(), nullptr, 16));
+        i += 2;
+      } else {
+        out += text[i];
+      }
+    }
+    return out;
+  };
+  std::map<std::string, std::string> fields;
+  size_t begin = 0;
+  while (begin <= body.size()) {
+    auto end = body.find('&', begin);
+    if (end == std::string::npos)
+      end = body.size();
+    auto pair = body.substr(begin, end - begin);
+    auto eq = pair.find('=');
+    if (!pair.empty())
+      fields[decode(pair.substr(0, eq))] =
+          eq == std::string::npos ? "" : decode(pair.substr(eq + 1));
+    begin = end + 1;
+  }
+  return fields;
+}
+
+} // namespace belay::transport::testing
