@@ -1,5 +1,7 @@
 #include "actors/transport/curl.hpp"
 
+#include "actors/transport/channels.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -50,6 +52,19 @@ size_t keep_response(char* data, size_t size, size_t count, void* user) {
   size_t n = size * count;
   if (response->size() < max_response_bytes)
     response->append(data, std::min(n, max_response_bytes - response->size()));
+  return n;
+}
+
+// libcurl hands SMTP server replies to the header callback: keep the last refusal
+// (4xx/5xx; a "221 Bye" may follow it), so an error can quote the server's words.
+size_t keep_last_refusal(char* data, size_t size, size_t count, void* user) {
+  auto* reply = static_cast<std::string*>(user);
+  size_t n = size * count;
+  std::string_view line(data, std::min<size_t>(n, max_snippet_bytes));
+  while (!line.empty() && (line.back() == '\r' || line.back() == '\n'))
+    line.remove_suffix(1);
+  if (!line.empty() && (line[0] == '4' || line[0] == '5'))
+    reply->assign(line);
   return n;
 }
 
@@ -241,9 +256,12 @@ send_result post(const http_post& request) {
 send_result mail(const smtp_mail& request) {
   slist_ptr recipients;
   append_slist(recipients, request.rcpt_to);
+  std::string last_refusal;
   auto t =
       run(request.url, "smtp,smtps", request.message, request.timeout_seconds,
           request.username, request.password, [&](CURL* h, curl_off_t size) {
+            curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, keep_last_refusal);
+            curl_easy_setopt(h, CURLOPT_HEADERDATA, &last_refusal);
             curl_easy_setopt(h, CURLOPT_UPLOAD, 1L);
             curl_easy_setopt(h, CURLOPT_INFILESIZE_LARGE, size);
             curl_easy_setopt(h, CURLOPT_MAIL_FROM, request.mail_from.c_str());
@@ -259,8 +277,8 @@ send_result mail(const smtp_mail& request) {
     result.result = outcome::sent;
   } else if (t.status >= 400 && t.status < 600) {
     result.result = t.status >= 500 ? outcome::permanent : outcome::retry;
-    result.error =
-        "SMTP " + std::to_string(t.status) + " from mail server: " + t.curl_error;
+    result.error = "SMTP " + std::to_string(t.status) + " from mail server: " +
+                   (last_refusal.empty() ? t.curl_error : one_line(last_refusal));
   } else {
     no_answer(result, t, "mail server");
   }
