@@ -1,0 +1,20 @@
+// Limits and vocabularies of the wire formats, in one place so that the native API,
+// the PagerDuty and Alertmanager ingest and provisioning cannot drift apart.
+#pragma once
+
+#include <cstddef>
+#include <initializer_list>
+#include <string_view>
+
+namespace belay::protocol {
+
+// Lengths in characters; PagerDuty documents the same 255 and 1024.
+inline constexpr std::size_t max_dedup_key_chars = 255;
+inline constexpr std::size_t max_title_chars = 1024;
+inline constexpr std::size_t max_name_chars = 255;
+
+inline const std::initializer_list<std::string_view> severities = {"critical", "error",
+                                                                   "warning", "info"};
+inline constexpr std::string_view default_severity = "critical";
+
+} // namespace belay::protocol

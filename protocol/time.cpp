@@ -1,0 +1,58 @@
+#include "protocol/time.hpp"
+
+#include <cinttypes>
+#include <cstdio>
+
+namespace belay::protocol {
+
+namespace {
+
+// Division that rounds towards negative infinity, so instants before 1970 land in the
+// right day and millisecond.
+int64_t floor_div(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
+}
+
+struct civil_date {
+  int64_t year;
+  unsigned month; // 1..12
+  unsigned day;   // 1..31
+};
+
+// Howard Hinnant's days_from_civil inverse: exact for the proleptic Gregorian calendar
+// and independent of the process time zone and locale, unlike gmtime.
+civil_date civil_from_days(int64_t days) {
+  days += 719468;
+  const int64_t era = floor_div(days, 146097);
+  const auto day_of_era = static_cast<unsigned>(days - era * 146097);
+  const unsigned year_of_era =
+      (day_of_era - day_of_era / 1460 + day_of_era / 36524 - day_of_era / 146096) / 365;
+  const unsigned day_of_year =
+      day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+  const unsigned shifted_month = (5 * day_of_year + 2) / 153; // March is 0
+  const unsigned day = day_of_year - (153 * shifted_month + 2) / 5 + 1;
+  const unsigned month = shifted_month < 10 ? shifted_month + 3 : shifted_month - 9;
+  const int64_t year = static_cast<int64_t>(year_of_era) + era * 400 + (month <= 2);
+  return {year, month, day};
+}
+
+} // namespace
+
+std::string rfc3339(belay::micros t) {
+  constexpr int64_t millis_per_day = 86'400'000;
+  const int64_t millis = floor_div(t, 1000);
+  const int64_t days = floor_div(millis, millis_per_day);
+  const int64_t millis_of_day = millis - days * millis_per_day;
+  const civil_date date = civil_from_days(days);
+  char text[48];
+  std::snprintf(text, sizeof text, "%04" PRId64 "-%02u-%02uT%02d:%02d:%02d.%03dZ",
+                date.year, date.month, date.day,
+                static_cast<int>(millis_of_day / 3'600'000),
+                static_cast<int>(millis_of_day / 60'000 % 60),
+                static_cast<int>(millis_of_day / 1000 % 60),
+                static_cast<int>(millis_of_day % 1000));
+  return text;
+}
+
+} // namespace belay::protocol
