@@ -1,0 +1,184 @@
+#include "protocol/incident_json.hpp"
+
+namespace belay::protocol {
+
+namespace {
+
+template <class T, class WriteOne>
+void write_array(json_writer& w, const char* key, const std::vector<T>& items,
+                 WriteOne write_one) {
+  w.Key(key);
+  w.StartArray();
+  for (const auto& item : items)
+    write_one(w, item);
+  w.EndArray();
+}
+
+} // namespace
+
+void write_incident(json_writer& w, const incident_record& incident) {
+  w.StartObject();
+  w.Key("id");
+  w.Int64(incident.id);
+  w.Key("dedupKey");
+  write_string(w, incident.dedup_key);
+  w.Key("title");
+  write_string(w, incident.title);
+  w.Key("severity");
+  write_string(w, incident.severity);
+  w.Key("status");
+  write_string(w, incident.status);
+  w.Key("policy");
+  write_string(w, incident.policy);
+  w.Key("currentStep");
+  w.Int(incident.current_step);
+  w.Key("loop");
+  w.Int(incident.loop);
+  w.Key("eventCount");
+  w.Int64(incident.event_count);
+  w.Key("createdAt");
+  write_time(w, incident.created_at);
+  w.Key("lastSeenAt");
+  write_time(w, incident.last_seen_at);
+  w.Key("nextFireAt");
+  write_time_or_null(w, incident.next_fire_at);
+  w.Key("ackedAt");
+  write_time_or_null(w, incident.acked_at);
+  w.Key("ackedBy");
+  write_string_or_null(w, incident.acked_by);
+  w.Key("resolvedAt");
+  write_time_or_null(w, incident.resolved_at);
+  w.Key("exhaustedAt");
+  write_time_or_null(w, incident.exhausted_at);
+  w.Key("version");
+  w.Int64(incident.version);
+  w.EndObject();
+}
+
+void write_timeline_entry(json_writer& w, const timeline_entry& entry) {
+  w.StartObject();
+  w.Key("at");
+  write_time(w, entry.at);
+  w.Key("kind");
+  write_string(w, entry.kind);
+  w.Key("detail");
+  write_stored_json(w, entry.detail_json);
+  w.EndObject();
+}
+
+void write_delivery(json_writer& w, const delivery_record& delivery) {
+  w.StartObject();
+  w.Key("id");
+  w.Int64(delivery.id);
+  w.Key("loop");
+  w.Int(delivery.loop);
+  w.Key("step");
+  w.Int(delivery.step);
+  w.Key("channel");
+  write_string(w, delivery.channel);
+  w.Key("target");
+  write_string(w, delivery.target);
+  w.Key("idempotencyKey");
+  write_string(w, delivery.idempotency_key);
+  w.Key("status");
+  write_string(w, delivery.status);
+  w.Key("attempts");
+  w.Int(delivery.attempts);
+  w.Key("nextAttemptAt");
+  write_time_or_null(w, delivery.next_attempt_at);
+  w.Key("lastError");
+  write_string_or_null(w, delivery.last_error);
+  w.Key("ambiguous");
+  w.Bool(delivery.ambiguous);
+  w.Key("failoverFrom");
+  if (delivery.failover_from)
+    w.Int64(*delivery.failover_from);
+  else
+    w.Null();
+  w.Key("sentAt");
+  write_time_or_null(w, delivery.sent_at);
+  w.Key("createdAt");
+  write_time(w, delivery.created_at);
+  w.EndObject();
+}
+
+void write_dead_letter(json_writer& w, const dead_letter_record& dead_letter) {
+  w.StartObject();
+  w.Key("id");
+  w.Int64(dead_letter.id);
+  w.Key("deliveryId");
+  w.Int64(dead_letter.delivery_id);
+  w.Key("incidentId");
+  w.Int64(dead_letter.incident_id);
+  w.Key("channel");
+  write_string(w, dead_letter.channel);
+  w.Key("target");
+  write_string(w, dead_letter.target);
+  w.Key("reason");
+  write_string(w, dead_letter.reason);
+  w.Key("failedAt");
+  write_time(w, dead_letter.failed_at);
+  w.EndObject();
+}
+
+std::string render_incident_response(const incident_record& incident, bool deduplicated) {
+  rapidjson::StringBuffer out;
+  json_writer w(out);
+  w.StartObject();
+  w.Key("incident");
+  write_incident(w, incident);
+  w.Key("deduplicated");
+  w.Bool(deduplicated);
+  w.EndObject();
+  return to_string(out);
+}
+
+std::string render_incident_only(const incident_record& incident) {
+  rapidjson::StringBuffer out;
+  json_writer w(out);
+  w.StartObject();
+  w.Key("incident");
+  write_incident(w, incident);
+  w.EndObject();
+  return to_string(out);
+}
+
+std::string render_incident_list(const std::vector<incident_record>& incidents,
+                                 const std::optional<std::string>& next) {
+  rapidjson::StringBuffer out;
+  json_writer w(out);
+  w.StartObject();
+  write_array(w, "incidents", incidents, write_incident);
+  w.Key("next");
+  if (next)
+    write_string(w, *next);
+  else
+    w.Null();
+  w.EndObject();
+  return to_string(out);
+}
+
+std::string render_incident_detail(const incident_record& incident,
+                                   const std::vector<timeline_entry>& timeline,
+                                   const std::vector<delivery_record>& deliveries) {
+  rapidjson::StringBuffer out;
+  json_writer w(out);
+  w.StartObject();
+  w.Key("incident");
+  write_incident(w, incident);
+  write_array(w, "timeline", timeline, write_timeline_entry);
+  write_array(w, "deliveries", deliveries, write_delivery);
+  w.EndObject();
+  return to_string(out);
+}
+
+std::string render_dead_letters(const std::vector<dead_letter_record>& dead_letters) {
+  rapidjson::StringBuffer out;
+  json_writer w(out);
+  w.StartObject();
+  write_array(w, "deadLetters", dead_letters, write_dead_letter);
+  w.EndObject();
+  return to_string(out);
+}
+
+} // namespace belay::protocol

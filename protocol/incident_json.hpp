@@ -1,0 +1,40 @@
+// Response bodies of the native incident API (DESIGN.md section 5): camelCase names,
+// RFC 3339 times, null for every optional that is not set.
+#pragma once
+
+#include "protocol/json_writer.hpp"
+#include "protocol/model.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace belay::protocol {
+
+// The incident object: id (a number), dedupKey, title, severity, status, policy,
+// currentStep, loop, eventCount, createdAt, lastSeenAt, nextFireAt, ackedAt, ackedBy,
+// resolvedAt, exhaustedAt, version. Other renderers (the inspector) embed it.
+void write_incident(json_writer& w, const incident_record& incident);
+// {"at","kind","detail":<the stored detail object>}
+void write_timeline_entry(json_writer& w, const timeline_entry& entry);
+// {"id","loop","step","channel","target","idempotencyKey","status","attempts",
+//  "nextAttemptAt","lastError","ambiguous","failoverFrom","sentAt","createdAt"}
+void write_delivery(json_writer& w, const delivery_record& delivery);
+// {"id","deliveryId","incidentId","channel","target","reason","failedAt"}
+void write_dead_letter(json_writer& w, const dead_letter_record& dead_letter);
+
+// {"incident":{…},"deduplicated":bool}: POST /api/v1/incidents
+std::string render_incident_response(const incident_record& incident, bool deduplicated);
+// {"incident":{…}}: ack and resolve
+std::string render_incident_only(const incident_record& incident);
+// {"incidents":[…],"next":"<cursor>"|null}
+std::string render_incident_list(const std::vector<incident_record>& incidents,
+                                 const std::optional<std::string>& next);
+// {"incident":{…},"timeline":[…],"deliveries":[…]}
+std::string render_incident_detail(const incident_record& incident,
+                                   const std::vector<timeline_entry>& timeline,
+                                   const std::vector<delivery_record>& deliveries);
+// {"deadLetters":[…]}
+std::string render_dead_letters(const std::vector<dead_letter_record>& dead_letters);
+
+} // namespace belay::protocol

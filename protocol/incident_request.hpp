@@ -1,0 +1,37 @@
+// Request bodies of the native incident API (DESIGN.md section 5).
+#pragma once
+
+#include "protocol/error.hpp"
+#include "protocol/limits.hpp"
+
+#include <string>
+#include <string_view>
+
+namespace belay::protocol {
+
+// POST /api/v1/incidents
+struct trigger_request {
+  std::string dedup_key;
+  std::string title;
+  std::string policy;
+  std::string severity = "critical";
+  std::string details_json = "{}"; // always a JSON object, compact
+};
+
+// {"dedupKey"*, "title"*, "policy"*, "severity" (critical|error|warning|info),
+//  "details" (object)}; unknown fields are ignored. Errors: invalid_json,
+// missing_field, wrong_type, invalid_value, too_long, each naming its field.
+parsed<trigger_request> parse_trigger_request(std::string_view body);
+
+// POST /api/v1/incidents/{id}/ack and …/resolve
+struct actor_request {
+  std::string by; // empty: nobody named (resolve only)
+};
+
+// {"by":"alice"}: "by" required, 1..255 characters. An empty body reports the missing
+// "by" rather than bad JSON, because that is what the caller has to fix.
+parsed<actor_request> parse_ack_request(std::string_view body);
+// An empty body, {} and {"by":…} are all fine.
+parsed<actor_request> parse_resolve_request(std::string_view body);
+
+} // namespace belay::protocol
