@@ -1,0 +1,313 @@
+#include "protocol/provisioning.hpp"
+
+#include "protocol/field_reader.hpp"
+#include "protocol/json_document.hpp"
+#include "protocol/limits.hpp"
+#include "protocol/policy_json.hpp"
+#include "protocol/text.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+
+namespace belay::protocol {
+
+namespace {
+
+// Where each name or key was first seen, so that a duplicate can point at it.
+using first_seen = std::map<std::string, std::string>; // value → JSON path
+
+std::string quoted(const std::string& path) {
+  return "'" + path + "'";
+}
+
+// Absolute URL with a host: "<scheme>://<host>…". Returns the lower-cased scheme.
+std::optional<std::string> url_scheme(std::string_view url) {
+  if (has_whitespace_or_control(url))
+    return std::nullopt;
+  const auto separator = url.find("://");
+  if (separator == std::string_view::npos || separator == 0)
+    return std::nullopt;
+  const auto host_end = url.find_first_of("/?#", separator + 3);
+  if (url.substr(separator + 3, host_end - (separator + 3)).empty())
+    return std::nullopt;
+  std::string scheme{url.substr(0, separator)};
+  std::transform(scheme.begin(), scheme.end(), scheme.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return scheme;
+}
+
+void check_channel_url(field_reader& r, const channel_config& c) {
+  if (!r.ok() || c.type == "log")
+    return;
+  const bool is_email = c.type == "email";
+  const auto scheme = url_scheme(c.url);
+  const bool allowed = scheme && (is_email ? (*scheme == "smtp" || *scheme == "smtps")
+                                           : (*scheme == "http" || *scheme == "https"));
+  // The URL is not echoed: it may carry credentials.
+  if (!allowed)
+    r.fail("invalid_value", r.path_of("url"),
+           quoted(r.path_of("url")) + " must be an " +
+               (is_email ? "smtp:// or smtps://" : "http:// or https://") +
+               " URL with a host for a " + c.type + " channel");
+}
+
+channel_config read_channel(const rapidjson::Value& value, const std::string& path,
+                            std::optional<error>& failure) {
+  field_reader r(value, path, failure);
+  r.refuse_unknown({"name", "type", "url", "secret", "account", "from", "maxAttempts",
+                    "retryBaseSeconds", "retryCapSeconds", "timeoutSeconds",
+                    "failoverTo"});
+  channel_config c;
+  c.name = r.required_string("name", max_name_chars);
+  if (r.ok() && c.name.find(':') != std::string::npos)
+    r.fail("invalid_value", r.path_of("name"),
+           quoted(r.path_of("name")) + " must not contain ':' (it separates the parts of "
+                                       "a delivery's idempotency key)");
+  c.type =
+      r.required_choice("type", {"webhook", "slack", "email", "sms", "voice", "log"});
+  if (c.type == "log")
+    c.url = r.optional_string("url", no_length_limit, blank::allowed).value_or("");
+  else
+    c.url = r.required_string("url", no_length_limit);
+  check_channel_url(r, c);
+  c.secret = r.optional_string("secret", no_length_limit, blank::allowed).value_or("");
+  c.account = r.optional_string("account", no_length_limit, blank::allowed).value_or("");
+  c.from = r.optional_string("from", no_length_limit, blank::allowed).value_or("");
+  c.max_attempts = r.optional_int("maxAttempts", 1).value_or(c.max_attempts);
+  c.retry_base_seconds =
+      r.optional_seconds("retryBaseSeconds", lowest_seconds::above_zero)
+          .value_or(c.retry_base_seconds);
+  const auto cap = r.optional_seconds("retryCapSeconds", lowest_seconds::above_zero);
+  if (cap && *cap < c.retry_base_seconds)
+    r.fail("invalid_value", r.path_of("retryCapSeconds"),
+           quoted(r.path_of("retryCapSeconds")) + " must be at least retryBaseSeconds (" +
+               decimal_text(c.retry_base_seconds) + ")");
+  // Only the base given: a cap below it would contradict it, so the cap follows it.
+  c.retry_cap_seconds = cap.value_or(std::max(c.retry_cap_seconds, c.retry_base_seconds));
+  c.timeout_seconds = r.optional_seconds("timeoutSeconds", lowest_seconds::above_zero)
+                          .value_or(c.timeout_seconds);
+  c.failover_to =
+      r.optional_string("failoverTo", max_name_chars, blank::allowed).value_or("");
+  return c;
+}
+
+provisioned_integration read_integration(const rapidjson::Value& value,
+                                         const std::string& path,
+                                         std::optional<error>& failure) {
+  field_reader r(value, path, failure);
+  r.refuse_unknown({"name", "type", "key", "policy", "shadow"});
+  provisioned_integration i;
+  i.name = r.required_string("name", max_name_chars);
+  i.type = r.required_choice("type", {"events", "alertmanager"});
+  i.key = r.required_string("key", no_length_limit);
+  i.policy = r.required_string("policy", max_name_chars);
+  i.shadow = r.optional_bool("shadow").value_or(false);
+  return i;
+}
+
+// Checks one org against itself and the keys of the orgs before it. Paths in errors
+// point at the later of two clashing entries.
+class org_reader {
+public:
+  org_reader(const rapidjson::Value& value, std::string path,
+             std::optional<error>& failure, first_seen& org_names, first_seen& keys)
+      : r_(value, std::move(path), failure), failure_(failure), org_names_(org_names),
+        keys_(keys) {}
+
+  provisioned_org read() {
+    r_.refuse_unknown({"name", "apiKeys", "channels", "policies", "integrations"});
+    org_.name = r_.required_string("name", max_name_chars);
+    unique_name(org_names_, org_.name, r_.path_of("name"), "org name");
+    read_api_keys();
+    read_channels();
+    check_failover();
+    read_policies();
+    read_integrations();
+    return std::move(org_);
+  }
+
+private:
+  void unique_name(first_seen& seen, const std::string& name, const std::string& path,
+                   const char* what) {
+    if (!r_.ok())
+      return;
+    auto [first, inserted] = seen.emplace(name, path);
+    if (!inserted)
+      r_.fail("invalid_value", path,
+              quoted(path) + " repeats the " + what + " \"" + name + "\" of " +
+                  first->second);
+  }
+
+  // Keys are secrets: a clash is reported by position only.
+  void unique_key(const std::string& key, const std::string& path) {
+    if (!r_.ok())
+      return;
+    if (has_whitespace_or_control(key)) {
+      r_.fail("invalid_value", path,
+              quoted(path) +
+                  " must not contain whitespace (it travels in an HTTP header)");
+      return;
+    }
+    auto [first, inserted] = keys_.emplace(key, path);
+    if (!inserted)
+      r_.fail("invalid_value", path,
+              quoted(path) + " is the same key as " + first->second +
+                  "; every key must be unique in the file");
+  }
+
+  void read_api_keys() {
+    const rapidjson::Value* keys = r_.optional_array("apiKeys");
+    for (rapidjson::SizeType i = 0; keys && i < keys->Size() && r_.ok(); ++i) {
+      const std::string path = element_path(r_.path_of("apiKeys"), i);
+      std::string key =
+          r_.string_value((*keys)[i], path, no_length_limit, blank::refused);
+      unique_key(key, path);
+      org_.api_keys.push_back(std::move(key));
+    }
+  }
+
+  void read_channels() {
+    const rapidjson::Value* channels = r_.optional_array("channels");
+    for (rapidjson::SizeType i = 0; channels && i < channels->Size() && r_.ok(); ++i) {
+      const std::string path = element_path(r_.path_of("channels"), i);
+      org_.channels.push_back(read_channel((*channels)[i], path, failure_));
+      unique_name(channel_names_, org_.channels.back().name, member_path(path, "name"),
+                  "channel name");
+    }
+  }
+
+  std::optional<std::size_t> channel_index(const std::string& name) const {
+    for (std::size_t i = 0; i < org_.channels.size(); ++i)
+      if (org_.channels[i].name == name)
+        return i;
+    return std::nullopt;
+  }
+
+  // A dead-lettered delivery moves to the failover channel; a loop would move it
+  // round for ever, paging the same people again and again.
+  void check_failover() {
+    for (std::size_t i = 0; i < org_.channels.size() && r_.ok(); ++i) {
+      const channel_config& c = org_.channels[i];
+      if (c.failover_to.empty())
+        continue;
+      const std::string path =
+          member_path(element_path(r_.path_of("channels"), i), "failoverTo");
+      if (c.failover_to == c.name) {
+        r_.fail("invalid_value", path,
+                quoted(path) + " must name another channel, not itself");
+        return;
+      }
+      if (!channel_index(c.failover_to)) {
+        r_.fail("invalid_value", path,
+                quoted(path) + " names channel \"" + c.failover_to + "\", which org \"" +
+                    org_.name + "\" does not define");
+        return;
+      }
+      std::string chain = c.name;
+      std::size_t current = i;
+      for (std::size_t hops = 0; hops < org_.channels.size(); ++hops) {
+        const std::string& next = org_.channels[current].failover_to;
+        if (next.empty())
+          break;
+        chain += " -> " + next;
+        if (next == c.name) {
+          r_.fail("invalid_value", path,
+                  quoted(path) + " makes a failover loop: " + chain);
+          return;
+        }
+        auto index = channel_index(next);
+        if (!index)
+          break; // reported when that channel's own turn comes
+        current = *index;
+      }
+    }
+  }
+
+  void read_policies() {
+    const rapidjson::Value* policies = r_.optional_array("policies");
+    for (rapidjson::SizeType i = 0; policies && i < policies->Size() && r_.ok(); ++i) {
+      const std::string path = element_path(r_.path_of("policies"), i);
+      org_.policies.push_back(read_policy((*policies)[i], path, failure_));
+      unique_name(policy_names_, org_.policies.back().name, member_path(path, "name"),
+                  "policy name");
+      check_targets(org_.policies.back(), path);
+    }
+  }
+
+  void check_targets(const belay::policy& p, const std::string& policy_path) {
+    for (std::size_t s = 0; s < p.steps.size() && r_.ok(); ++s) {
+      const std::string step_path = element_path(member_path(policy_path, "steps"), s);
+      for (std::size_t t = 0; t < p.steps[s].targets.size() && r_.ok(); ++t) {
+        const std::string& channel = p.steps[s].targets[t].channel;
+        if (channel_index(channel))
+          continue;
+        const std::string path =
+            member_path(element_path(member_path(step_path, "targets"), t), "channel");
+        r_.fail("invalid_value", path,
+                quoted(path) + " names channel \"" + channel + "\", which org \"" +
+                    org_.name + "\" does not define");
+      }
+    }
+  }
+
+  void read_integrations() {
+    const rapidjson::Value* integrations = r_.optional_array("integrations");
+    for (rapidjson::SizeType i = 0; integrations && i < integrations->Size() && r_.ok();
+         ++i) {
+      const std::string path = element_path(r_.path_of("integrations"), i);
+      org_.integrations.push_back(read_integration((*integrations)[i], path, failure_));
+      const provisioned_integration& integration = org_.integrations.back();
+      unique_name(integration_names_, integration.name, member_path(path, "name"),
+                  "integration name");
+      unique_key(integration.key, member_path(path, "key"));
+      const bool policy_exists = std::any_of(
+          org_.policies.begin(), org_.policies.end(),
+          [&](const belay::policy& p) { return p.name == integration.policy; });
+      if (r_.ok() && !policy_exists) {
+        const std::string policy_path = member_path(path, "policy");
+        r_.fail("invalid_value", policy_path,
+                quoted(policy_path) + " names policy \"" + integration.policy +
+                    "\", which org \"" + org_.name + "\" does not define");
+      }
+    }
+  }
+
+  field_reader r_;
+  std::optional<error>& failure_;
+  first_seen& org_names_;
+  first_seen& keys_;
+  first_seen channel_names_;
+  first_seen policy_names_;
+  first_seen integration_names_;
+  provisioned_org org_;
+};
+
+} // namespace
+
+parsed<provisioning> parse_provisioning(std::string_view json) {
+  rapidjson::Document doc;
+  if (auto bad = parse_json(doc, json, "provisioning file"))
+    return *bad;
+  std::optional<error> failure;
+  field_reader r(doc, "", failure);
+  r.refuse_unknown({"orgs"});
+  provisioning result;
+  first_seen org_names;
+  first_seen keys;
+  if (const rapidjson::Value* orgs = r.required_array("orgs")) {
+    for (rapidjson::SizeType i = 0; i < orgs->Size() && !failure; ++i)
+      result.orgs.push_back(
+          org_reader((*orgs)[i], element_path("orgs", i), failure, org_names, keys)
+              .read());
+  }
+  if (failure) {
+    // One code for the whole file: whoever reads it fixes the file, and the field and
+    // message say where and what.
+    failure->code = "invalid_provisioning";
+    return *failure;
+  }
+  return result;
+}
+
+} // namespace belay::protocol

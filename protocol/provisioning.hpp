@@ -1,0 +1,51 @@
+// The provisioning file of DESIGN.md section 6: orgs with their API keys, channels,
+// escalation policies and integrations, applied idempotently at start.
+#pragma once
+
+#include "protocol/error.hpp"
+#include "protocol/model.hpp"
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace belay::protocol {
+
+struct provisioned_integration {
+  std::string name;
+  std::string type; // events | alertmanager
+  std::string key;  // plain text here; storage keeps only its hash
+  std::string policy;
+  bool shadow = false;
+};
+
+struct provisioned_org {
+  std::string name;
+  std::vector<std::string> api_keys;    // plain text here; storage keeps only hashes
+  std::vector<channel_config> channels; // org_id 0: storage assigns it
+  std::vector<belay::policy> policies;
+  std::vector<provisioned_integration> integrations;
+};
+
+struct provisioning {
+  std::vector<provisioned_org> orgs;
+};
+
+// The first problem found, in document order: code invalid_json (with line and column)
+// or invalid_provisioning, field the JSON path at fault
+// ("orgs[0].channels[1].url"), message what is wrong. Unknown fields are refused so
+// that a misspelt setting fails at start instead of falling back to a default.
+//
+// Channels: name* (no ':', which separates the parts of a delivery's idempotency
+// key), type* webhook|slack|email|sms|voice|log, url (required unless log; http(s)
+// for webhook, slack, sms, voice; smtp(s) for email), secret, account, from,
+// maxAttempts (≥ 1, default 4), retryBaseSeconds (> 0, default 30), retryCapSeconds
+// (≥ base, default 120 or the base if larger), timeoutSeconds (> 0, default 5),
+// failoverTo (another channel of the org; chains must not loop).
+// Policies: see policy_json.hpp; each target's channel must exist in the org.
+// Integrations: name*, type* events|alertmanager, key*, policy* (of the org), shadow.
+// Org names are unique in the file, other names within their org; keys (API and
+// integration keys) are unique in the whole file and contain no whitespace.
+parsed<provisioning> parse_provisioning(std::string_view json);
+
+} // namespace belay::protocol
