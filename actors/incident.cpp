@@ -1,0 +1,125 @@
+#include "actors/incident.hpp"
+
+#include "actors/ladder.hpp"
+#include "actors/storage.hpp"
+#include "storage/incidents.hpp"
+
+#include <caf/event_based_actor.hpp>
+#include <spdlog/spdlog.h>
+
+namespace belay {
+
+namespace {
+
+using self_ptr = caf::stateful_actor<incident_state>*;
+
+micros now(self_ptr self) { return self->state.d.clock.at(self->clock().now()); }
+
+// (Re)arms the one timer an OPEN incident has: the next step, or the end of grace.
+void arm(self_ptr self) {
+  auto& st = self->state;
+  ++st.generation;
+  if (st.record.status != status_open || !st.record.next_fire_at)
+    return;
+  auto wait = st.d.clock.until(*st.record.next_fire_at, self->clock().now());
+  self->delayed_send(self, wait, atom::fire_v, st.generation);
+}
+
+void retry_later(self_ptr self, const caf::error& err) {
+  spdlog::warn("incident {}: storage error, retrying: {}", self->state.record.id,
+               to_string(err));
+  self->delayed_send(self, self->state.d.db_retry, atom::fire_v, self->state.generation);
+}
+
+// The compare-and-set failed: the database knows better than we do.
+void reload(self_ptr self) {
+  auto& st = self->state;
+  auto job = make_db_job([org = st.record.org_id, id = st.record.id](storage::connection& c) {
+    return storage::load_incident(c, org, id);
+  });
+  self->request(st.d.storage, caf::infinite, atom::run_v, job)
+    .await(
+      [self](std::optional<storage::held_incident>& h) {
+        if (!h || h->incident.status == status_resolved) {
+          self->quit();
+          return;
+        }
+        self->state.record = h->incident;
+        arm(self);
+      },
+      [self](caf::error& err) { retry_later(self, err); });
+}
+
+void fire(self_ptr self) {
+  auto& st = self->state;
+  auto expected = st.record;
+  auto at = now(self);
+  std::optional<step> fired;
+  ladder_position next;
+  if (expected.current_step < static_cast<int>(st.ladder.steps.size())) {
+    fired = st.ladder.steps[expected.current_step];
+    next = advance(st.ladder, expected.current_step, expected.loop,
+                   expected.next_fire_at.value_or(at));
+  }
+  auto job = make_db_job([expected, fired, next, at](storage::connection& c) {
+    return fired ? storage::fire_step(c, expected, *fired, next, at)
+                 : storage::exhaust(c, expected, at);
+  });
+  self->request(st.d.storage, caf::infinite, atom::run_v, job)
+    .await(
+      [self, fired](std::optional<incident_record>& after) {
+        if (!after) {
+          reload(self);
+          return;
+        }
+        self->state.record = *after;
+        if (fired && self->state.d.dispatcher && !after->shadow)
+          self->send(self->state.d.dispatcher, atom::nudge_v);
+        arm(self);
+      },
+      [self](caf::error& err) { retry_later(self, err); });
+}
+
+} // namespace
+
+caf::behavior incident(caf::stateful_actor<incident_state>* self, incident_record rec,
+                       policy ladder, deps d) {
+  self->state.record = std::move(rec);
+  self->state.ladder = std::move(ladder);
+  self->state.d = std::move(d);
+  self->state.up_since = now(self);
+  arm(self);
+  return {
+    [self](atom::fire, uint64_t generation) {
+      if (generation == self->state.generation && self->state.record.status == status_open)
+        fire(self);
+    },
+    [self](atom::transit, transition_command cmd) -> caf::result<transition_reply> {
+      auto rp = self->make_response_promise<transition_reply>();
+      auto at = now(self);
+      auto job = make_db_job(
+        [cmd, at](storage::connection& c) { return storage::apply_transition(c, cmd, at); });
+      self->request(self->state.d.storage, caf::infinite, atom::run_v, job)
+        .await(
+          [self, rp](transition_reply& reply) mutable {
+            if (reply.code == reply_code::ok || reply.code == reply_code::unchanged ||
+                reply.code == reply_code::conflict)
+              self->state.record = reply.incident;
+            rp.deliver(reply);
+            if (self->state.record.status == status_resolved)
+              self->quit();
+            else
+              arm(self);
+          },
+          [rp](caf::error& err) mutable { rp.deliver(err); });
+      return rp;
+    },
+    [self](atom::get) {
+      auto& st = self->state;
+      return incident_view{st.record, std::to_string(self->id()), st.up_since,
+                           self->mailbox().size()};
+    },
+  };
+}
+
+} // namespace belay

@@ -1,0 +1,30 @@
+// One actor per non-resolved incident: it owns the escalation ladder and its timers.
+//
+//   (atom::fire, uint64_t generation)        timer: fire the due step or end the grace period
+//   (atom::transit, transition_command) -> transition_reply   ack / resolve, after commit
+//   (atom::get) -> incident_view
+//
+// A step fires as one compare-and-set transaction (storage::fire_step). Timers carry
+// a generation number: CAF 0.17 cannot cancel a delayed_send, so stale ones are dropped.
+#pragma once
+
+#include "actors/deps.hpp"
+#include "actors/fwd.hpp"
+
+#include <caf/stateful_actor.hpp>
+
+namespace belay {
+
+struct incident_state {
+  static inline const char* name = "incident";
+  incident_record record;
+  policy ladder;
+  uint64_t generation = 0;
+  micros up_since = 0;
+  deps d;
+};
+
+caf::behavior incident(caf::stateful_actor<incident_state>* self, incident_record rec,
+                       policy ladder, deps d);
+
+} // namespace belay

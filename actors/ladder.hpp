@@ -1,0 +1,26 @@
+// Escalation arithmetic, free of actors and I/O. Step i fires at fire(i-1) + delay(i),
+// counted from scheduled times, so the schedule never drifts with slow sends.
+#pragma once
+
+#include "protocol/model.hpp"
+
+#include <optional>
+
+namespace belay {
+
+struct ladder_position {
+  int step = 0; // == steps.size() once the last loop is done (the grace period runs)
+  int loop = 0;
+  micros fire_at = 0;
+  std::optional<micros> exhausted_at;
+};
+
+// When step 0 of loop 0 fires for an incident created at `created_at`.
+micros first_fire_at(const policy& p, micros created_at);
+
+// Where the ladder stands after (step, loop) fired at its scheduled time `fired_at`.
+ladder_position advance(const policy& p, int step, int loop, micros fired_at);
+
+micros seconds_to_micros(double s);
+
+} // namespace belay

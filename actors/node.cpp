@@ -1,0 +1,36 @@
+#include "actors/node.hpp"
+
+#include "actors/fwd.hpp"
+#include "actors/registry.hpp"
+#include "actors/storage.hpp"
+
+#include <caf/actor_system.hpp>
+#include <caf/atom.hpp>
+#include <caf/exit_reason.hpp>
+#include <caf/send.hpp>
+
+namespace belay {
+
+void configure(caf::actor_system_config& cfg) {
+  cfg.add_message_types<caf::id_block::belay>();
+  cfg.set("logger.console-verbosity", caf::atom("quiet"));
+  cfg.set("logger.file-verbosity", caf::atom("quiet"));
+}
+
+node start_node(caf::actor_system& sys, const node_options& opts, wall_clock clock) {
+  node n;
+  n.storage = spawn_storage(sys, opts.database_url, opts.storage_workers, opts.detached_io);
+  n.d.storage = n.storage;
+  n.d.clock = clock;
+  n.d.node_id = opts.node_id;
+  n.d.lease_seconds = opts.lease_seconds;
+  n.registry = sys.spawn(registry, n.d);
+  return n;
+}
+
+void stop_node(caf::actor_system&, node& n) {
+  caf::anon_send_exit(n.registry, caf::exit_reason::user_shutdown);
+  caf::anon_send_exit(n.storage, caf::exit_reason::user_shutdown);
+}
+
+} // namespace belay

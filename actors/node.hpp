@@ -1,0 +1,35 @@
+// One belay node: the actor system's long-lived actors, wired together.
+#pragma once
+
+#include "actors/deps.hpp"
+
+#include <caf/actor.hpp>
+#include <caf/actor_system_config.hpp>
+
+#include <string>
+
+namespace belay {
+
+struct node_options {
+  std::string database_url;
+  std::string node_id;
+  size_t storage_workers = 4;
+  double lease_seconds = 30;
+  bool detached_io = true; // false in tests: everything runs on the test scheduler
+};
+
+// Registers belay's message types and quiets CAF's own logger.
+void configure(caf::actor_system_config& cfg);
+
+struct node {
+  caf::actor storage;
+  caf::actor registry;
+  deps d;
+};
+
+node start_node(caf::actor_system& sys, const node_options& opts, wall_clock clock);
+
+// Stops the node's actors; in-flight work ends with them.
+void stop_node(caf::actor_system& sys, node& n);
+
+} // namespace belay

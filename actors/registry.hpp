@@ -1,0 +1,44 @@
+// The registry: one per node. It arbitrates incident creation through the database
+// unique index (G1), spawns and supervises one incident actor per non-resolved
+// incident, routes acks and resolves to them, and re-adopts incidents on start (G5).
+//
+//   (atom::trigger, trigger_command) -> trigger_reply        after the write committed
+//   (atom::transit, transition_command) -> transition_reply  after the write committed
+//   (atom::adopt) -> size_t                                  incidents adopted
+//   (atom::get) -> registry_stats
+//   (atom::inspect) -> std::vector<incident_view>
+#pragma once
+
+#include "actors/deps.hpp"
+#include "actors/fwd.hpp"
+
+#include <caf/actor_addr.hpp>
+#include <caf/stateful_actor.hpp>
+
+#include <map>
+#include <utility>
+
+namespace belay {
+
+struct registry_stats {
+  size_t held = 0;
+  uint64_t created = 0;
+  uint64_t deduplicated = 0;
+  uint64_t respawned = 0;
+};
+
+struct registry_state {
+  static inline const char* name = "registry";
+  std::map<int64_t, caf::actor> by_id;
+  std::map<std::pair<int64_t, std::string>, int64_t> by_key; // fast pre-check only
+  std::map<caf::actor_addr, std::pair<int64_t, int64_t>> held; // actor -> (org, id)
+  registry_stats stats;
+  bool stopping = false;
+  deps d;
+};
+
+caf::behavior registry(caf::stateful_actor<registry_state>* self, deps d);
+
+} // namespace belay
+
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::registry_stats)

@@ -1,0 +1,190 @@
+#include "config/settings.hpp"
+
+#include "storage/db.hpp"
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <unistd.h>
+
+namespace belay {
+
+const std::vector<setting_info>& setting_table() {
+  static const std::vector<setting_info> table = {
+    {"config", "BELAY_CONFIG", "", "config file of name = value lines (see config/belay.conf)"},
+    {"listen", "BELAY_LISTEN", "127.0.0.1", "address the HTTP server binds"},
+    {"port", "BELAY_PORT", "8080", "HTTP port"},
+    {"database-url", "DATABASE_URL", "", "PostgreSQL connection string (required)", true},
+    {"http-threads", "BELAY_HTTP_THREADS", "16", "HTTP worker threads (one per keep-alive client)"},
+    {"db-connections", "BELAY_DB_CONNECTIONS", "4", "database connections for storage workers"},
+    {"log-level", "BELAY_LOG_LEVEL", "info", "trace, debug, info, warn or error"},
+    {"provision", "BELAY_PROVISION", "", "provisioning JSON applied at start (orgs, keys, channels)"},
+    {"node-id", "BELAY_NODE_ID", "<hostname>-<pid>", "name this node uses for leases and claims"},
+    {"claim-lease-seconds", "BELAY_CLAIM_LEASE_SECONDS", "300",
+     "how long a claimed delivery stays claimed before another worker may retry it"},
+    {"lease-seconds", "BELAY_LEASE_SECONDS", "30", "incident ownership lease of this node"},
+  };
+  return table;
+}
+
+namespace {
+
+int to_int(const std::string& name, const std::string& v, int min) {
+  try {
+    size_t used = 0;
+    int n = std::stoi(v, &used);
+    if (used == v.size() && n >= min)
+      return n;
+  } catch (const std::exception&) {
+  }
+  throw std::invalid_argument(name + ": expected an integer >= " + std::to_string(min) +
+                              ", got '" + v + "'");
+}
+
+double to_seconds(const std::string& name, const std::string& v) {
+  try {
+    size_t used = 0;
+    double d = std::stod(v, &used);
+    if (used == v.size() && d > 0)
+      return d;
+  } catch (const std::exception&) {
+  }
+  throw std::invalid_argument(name + ": expected a positive number of seconds, got '" + v +
+                              "'");
+}
+
+void apply(settings& s, const std::string& key, const std::string& value,
+           const std::string& where) {
+  auto name = where + key;
+  if (key == "config")
+    s.config_file = value;
+  else if (key == "listen")
+    s.listen = value;
+  else if (key == "port")
+    s.port = to_int(name, value, 0);
+  else if (key == "database-url")
+    s.database_url = value;
+  else if (key == "http-threads")
+    s.http_threads = to_int(name, value, 1);
+  else if (key == "db-connections")
+    s.db_connections = to_int(name, value, 1);
+  else if (key == "log-level") {
+    static const char* levels[] = {"trace", "debug", "info", "warn", "error"};
+    bool known = false;
+    for (auto* l : levels)
+      known |= value == l;
+    if (!known)
+      throw std::invalid_argument(name + ": unknown log level '" + value + "'");
+    s.log_level = value;
+  } else if (key == "provision")
+    s.provision = value;
+  else if (key == "node-id")
+    s.node_id = value;
+  else if (key == "claim-lease-seconds")
+    s.claim_lease_seconds = to_seconds(name, value);
+  else if (key == "lease-seconds")
+    s.lease_seconds = to_seconds(name, value);
+  else
+    throw std::invalid_argument(where + "unknown setting '" + key + "' (see --help)");
+}
+
+std::string trim(const std::string& s) {
+  auto b = s.find_first_not_of(" \t\r");
+  auto e = s.find_last_not_of(" \t\r");
+  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
+}
+
+void apply_file(settings& s, const std::string& path) {
+  std::ifstream in{path};
+  if (!in)
+    throw std::invalid_argument("cannot read config file '" + path + "'");
+  std::string line;
+  for (int n = 1; std::getline(in, line); ++n) {
+    line = trim(line);
+    if (line.empty() || line[0] == '#')
+      continue;
+    auto eq = line.find('=');
+    auto where = path + ":" + std::to_string(n) + ": ";
+    if (eq == std::string::npos)
+      throw std::invalid_argument(where + "expected 'name = value'");
+    apply(s, trim(line.substr(0, eq)), trim(line.substr(eq + 1)), where);
+  }
+}
+
+std::map<std::string, std::string> parse_flags(const std::vector<std::string>& args) {
+  std::map<std::string, std::string> flags;
+  for (size_t i = 0; i < args.size(); ++i) {
+    auto& a = args[i];
+    if (a.rfind("--", 0) != 0)
+      throw std::invalid_argument("unexpected argument '" + a + "' (see --help)");
+    auto eq = a.find('=');
+    if (eq != std::string::npos) {
+      flags[a.substr(2, eq - 2)] = a.substr(eq + 1);
+    } else {
+      if (i + 1 >= args.size())
+        throw std::invalid_argument("--" + a.substr(2) + " needs a value");
+      flags[a.substr(2)] = args[++i];
+    }
+  }
+  return flags;
+}
+
+std::string default_node_id() {
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  return std::string{host} + "-" + std::to_string(getpid());
+}
+
+} // namespace
+
+settings load_settings(const std::vector<std::string>& args) {
+  auto flags = parse_flags(args);
+  std::map<std::string, std::string> env;
+  for (auto& info : setting_table()) {
+    if (auto* v = std::getenv(info.env.c_str()); v && *v)
+      env[info.flag] = v;
+  }
+  if (env.count("database-url") == 0) {
+    if (auto* v = std::getenv("BELAY_DATABASE_URL"); v && *v)
+      env["database-url"] = v;
+  }
+  settings s;
+  std::string file = flags.count("config") ? flags["config"]
+                     : env.count("config") ? env["config"]
+                                           : "";
+  if (!file.empty())
+    apply_file(s, file);
+  for (auto& [k, v] : env)
+    apply(s, k, v, "environment: ");
+  for (auto& [k, v] : flags)
+    apply(s, k, v, "--");
+  s.config_file = file;
+  if (s.node_id.empty())
+    s.node_id = default_node_id();
+  return s;
+}
+
+std::string settings_help() {
+  std::ostringstream out;
+  for (auto& info : setting_table()) {
+    out << "  --" << info.flag;
+    out << std::string(info.flag.size() < 22 ? 22 - info.flag.size() : 1, ' ');
+    out << info.help << "\n" << std::string(26, ' ') << "env " << info.env;
+    if (!info.fallback.empty())
+      out << ", default " << info.fallback;
+    out << "\n";
+  }
+  return out.str();
+}
+
+std::string describe(const settings& s) {
+  std::ostringstream out;
+  out << "listen=" << s.listen << ":" << s.port
+      << " database=" << storage::redact_url(s.database_url)
+      << " http_threads=" << s.http_threads << " db_connections=" << s.db_connections
+      << " node=" << s.node_id << " provision=" << (s.provision.empty() ? "-" : s.provision);
+  return out.str();
+}
+
+} // namespace belay

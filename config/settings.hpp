@@ -1,0 +1,46 @@
+// Service settings: command-line flags over BELAY_* environment variables over a
+// config file over built-in defaults. One table describes every setting, so --help,
+// the environment and the file can never disagree.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace belay {
+
+struct settings {
+  std::string listen = "127.0.0.1";
+  int port = 8080;
+  std::string database_url;
+  int http_threads = 16;
+  int db_connections = 4;
+  std::string log_level = "info";
+  std::string provision;
+  std::string node_id;
+  double claim_lease_seconds = 300;
+  double lease_seconds = 30;
+  std::string config_file;
+};
+
+struct setting_info {
+  std::string flag;      // "port" for --port
+  std::string env;       // BELAY_PORT
+  std::string fallback;  // default shown in --help
+  std::string help;
+  bool secret = false;   // never echoed
+};
+
+const std::vector<setting_info>& setting_table();
+
+// Builds settings from argv (after the subcommand), the environment and the config
+// file. Throws std::invalid_argument naming the offending flag, variable or line.
+settings load_settings(const std::vector<std::string>& args);
+
+std::string settings_help();
+
+// Settings as "name=value" for the start-up log line, with secrets redacted.
+std::string describe(const settings& s);
+
+} // namespace belay

@@ -1,0 +1,143 @@
+// The native incident API (DESIGN.md section 5): /api/v1/incidents…
+#include "actors/fwd.hpp"
+#include "http/respond.hpp"
+#include "protocol/incident_json.hpp"
+#include "protocol/incident_request.hpp"
+#include "storage/db.hpp"
+#include "storage/incidents.hpp"
+
+namespace belay {
+
+namespace {
+
+std::optional<int64_t> parse_id(const std::string& text) {
+  if (text.empty() || text.size() > 18 || text.find_first_not_of("0123456789") != std::string::npos)
+    return std::nullopt;
+  return std::stoll(text);
+}
+
+void not_found(httplib::Response& res) {
+  reply_error(res, 404, "not_found", "no such incident");
+}
+
+void reply_transition(httplib::Response& res, const transition_reply& r) {
+  switch (r.code) {
+    case reply_code::ok:
+    case reply_code::unchanged:
+      reply_json(res, 200, protocol::render_incident_only(r.incident));
+      return;
+    case reply_code::conflict:
+      reply_error(res, 409, "invalid_transition",
+                  "incident " + std::to_string(r.incident.id) + " is " + r.incident.status);
+      return;
+    default:
+      not_found(res);
+  }
+}
+
+void transit(api& a, const httplib::Request& req, httplib::Response& res, transition kind) {
+  auto org = authenticate(a, req, res);
+  if (!org)
+    return;
+  auto id = parse_id(req.matches[1]);
+  auto body = kind == transition::ack ? protocol::parse_ack_request(req.body)
+                                      : protocol::parse_resolve_request(req.body);
+  if (auto* err = std::get_if<protocol::error>(&body))
+    return reply_error(res, *err);
+  if (!id)
+    return not_found(res);
+  transition_command cmd{*org, *id, {}, kind, std::get<0>(body).by};
+  if (auto r = ask<transition_reply>(a, a.registry, res, atom::transit_v, cmd))
+    reply_transition(res, *r);
+}
+
+void create(api& a, const httplib::Request& req, httplib::Response& res) {
+  auto org = authenticate(a, req, res);
+  if (!org)
+    return;
+  auto parsed = protocol::parse_trigger_request(req.body);
+  if (auto* err = std::get_if<protocol::error>(&parsed))
+    return reply_error(res, *err);
+  auto& t = std::get<0>(parsed);
+  trigger_command cmd{*org, t.dedup_key, t.title, t.severity, t.policy, t.details_json,
+                      req.body, false};
+  auto r = ask<trigger_reply>(a, a.registry, res, atom::trigger_v, cmd);
+  if (!r)
+    return;
+  if (r->code == reply_code::unknown_policy)
+    return reply_error(res, 400, "unknown_policy", "no policy named '" + t.policy + "'",
+                       "policy");
+  reply_json(res, r->created ? 201 : 200,
+             protocol::render_incident_response(r->incident, !r->created));
+}
+
+void list(api& a, const httplib::Request& req, httplib::Response& res) {
+  auto org = authenticate(a, req, res);
+  if (!org)
+    return;
+  auto status = req.get_param_value("status");
+  if (!status.empty() && status != status_open && status != status_acknowledged &&
+      status != status_exhausted && status != status_resolved)
+    return reply_error(res, 400, "invalid_value",
+                       "status must be OPEN, ACKNOWLEDGED, EXHAUSTED or RESOLVED", "status");
+  int limit = 50;
+  if (req.has_param("limit")) {
+    auto n = parse_id(req.get_param_value("limit"));
+    if (!n || *n < 1 || *n > 500)
+      return reply_error(res, 400, "invalid_value", "limit must be between 1 and 500",
+                         "limit");
+    limit = static_cast<int>(*n);
+  }
+  int64_t after = 0;
+  if (req.has_param("after")) {
+    auto n = parse_id(req.get_param_value("after"));
+    if (!n)
+      return reply_error(res, 400, "invalid_value", "after must be a cursor from 'next'",
+                         "after");
+    after = *n;
+  }
+  auto conn = a.db.acquire();
+  auto page = storage::list_incidents(*conn, *org, status, limit, after);
+  std::optional<std::string> next;
+  if (page.next_after)
+    next = std::to_string(*page.next_after);
+  reply_json(res, 200, protocol::render_incident_list(page.incidents, next));
+}
+
+void show(api& a, const httplib::Request& req, httplib::Response& res) {
+  auto org = authenticate(a, req, res);
+  if (!org)
+    return;
+  auto id = parse_id(req.matches[1]);
+  if (!id)
+    return not_found(res);
+  auto conn = a.db.acquire();
+  auto held = storage::load_incident(*conn, *org, *id);
+  if (!held)
+    return not_found(res);
+  reply_json(res, 200,
+             protocol::render_incident_detail(held->incident,
+                                              storage::load_timeline(*conn, *org, *id),
+                                              storage::load_deliveries(*conn, *org, *id)));
+}
+
+} // namespace
+
+void add_incident_routes(httplib::Server& http, api& a) {
+  http.Post("/api/v1/incidents",
+            [&a](const httplib::Request& req, httplib::Response& res) { create(a, req, res); });
+  http.Get("/api/v1/incidents",
+           [&a](const httplib::Request& req, httplib::Response& res) { list(a, req, res); });
+  http.Get(R"(/api/v1/incidents/([^/]+))",
+           [&a](const httplib::Request& req, httplib::Response& res) { show(a, req, res); });
+  http.Post(R"(/api/v1/incidents/([^/]+)/ack)",
+            [&a](const httplib::Request& req, httplib::Response& res) {
+              transit(a, req, res, transition::ack);
+            });
+  http.Post(R"(/api/v1/incidents/([^/]+)/resolve)",
+            [&a](const httplib::Request& req, httplib::Response& res) {
+              transit(a, req, res, transition::resolve);
+            });
+}
+
+} // namespace belay

@@ -1,0 +1,100 @@
+// Ingest in the formats monitors already speak: PagerDuty Events API v2 and the
+// Prometheus Alertmanager webhook (DESIGN.md section 5).
+#include "actors/fwd.hpp"
+#include "http/keys.hpp"
+#include "http/respond.hpp"
+#include "protocol/alertmanager.hpp"
+#include "protocol/pagerduty.hpp"
+
+#include <random>
+
+namespace belay {
+
+namespace {
+
+std::string generated_dedup_key() {
+  static thread_local std::mt19937_64 rng{std::random_device{}()};
+  static constexpr char digits[] = "0123456789abcdef";
+  std::string key(32, '0');
+  for (auto& ch : key)
+    ch = digits[rng() & 0xf];
+  return key;
+}
+
+void pagerduty(api& a, const httplib::Request& req, httplib::Response& res) {
+  auto parsed = protocol::parse_pd_event(req.body);
+  if (auto* errors = std::get_if<std::vector<std::string>>(&parsed))
+    return reply_json(res, 400, protocol::render_pd_invalid(*errors));
+  auto& ev = std::get<protocol::pd_event>(parsed);
+  auto integration = a.keys.integration_for(ev.routing_key);
+  if (!integration || integration->type != "events")
+    return reply_json(res, 400, protocol::render_pd_invalid({"Invalid routing key"}));
+  if (ev.event_action == "trigger") {
+    if (ev.dedup_key.empty())
+      ev.dedup_key = generated_dedup_key();
+    trigger_command cmd{integration->org_id, ev.dedup_key, ev.summary, ev.severity,
+                        integration->policy, ev.details_json, req.body, integration->shadow};
+    auto r = ask<trigger_reply>(a, a.registry, res, atom::trigger_v, cmd);
+    if (!r)
+      return;
+    if (r->code == reply_code::unknown_policy)
+      return reply_json(res, 400, protocol::render_pd_invalid(
+                                    {"Integration policy '" + integration->policy +
+                                     "' does not exist"}));
+  } else {
+    auto kind = ev.event_action == "acknowledge" ? transition::ack : transition::resolve;
+    transition_command cmd{integration->org_id, 0, ev.dedup_key, kind, "pagerduty"};
+    // PagerDuty accepts an acknowledge or resolve of an unknown key, and so do we.
+    if (!ask<transition_reply>(a, a.registry, res, atom::transit_v, cmd))
+      return;
+  }
+  reply_json(res, 202, protocol::render_pd_accepted(ev.dedup_key));
+}
+
+void alertmanager(api& a, const httplib::Request& req, httplib::Response& res) {
+  auto integration = a.keys.integration_for(bearer_key(req));
+  if (!integration || integration->type != "alertmanager")
+    return reply_error(res, 401, "unknown_key",
+                       "send an alertmanager integration key as 'Authorization: Bearer <key>'");
+  auto parsed = protocol::parse_alertmanager(req.body);
+  if (auto* err = std::get_if<protocol::error>(&parsed))
+    return reply_error(res, *err);
+  protocol::am_counts counts;
+  for (auto& alert : std::get<protocol::am_webhook>(parsed).alerts) {
+    if (alert.status == "firing") {
+      trigger_command cmd{integration->org_id, alert.dedup_key, alert.title, alert.severity,
+                          integration->policy, "{}", alert.payload_json, integration->shadow};
+      auto r = ask<trigger_reply>(a, a.registry, res, atom::trigger_v, cmd);
+      if (!r)
+        return;
+      if (r->code != reply_code::ok)
+        ++counts.ignored;
+      else if (r->created)
+        ++counts.created;
+      else
+        ++counts.deduplicated;
+    } else {
+      transition_command cmd{integration->org_id, 0, alert.dedup_key, transition::resolve,
+                             "alertmanager"};
+      auto r = ask<transition_reply>(a, a.registry, res, atom::transit_v, cmd);
+      if (!r)
+        return;
+      ++(r->code == reply_code::ok ? counts.resolved : counts.ignored);
+    }
+  }
+  reply_json(res, 200, protocol::render_am_counts(counts));
+}
+
+} // namespace
+
+void add_ingest_routes(httplib::Server& http, api& a) {
+  http.Post("/v2/enqueue", [&a](const httplib::Request& req, httplib::Response& res) {
+    pagerduty(a, req, res);
+  });
+  http.Post("/api/v1/integrations/alertmanager",
+            [&a](const httplib::Request& req, httplib::Response& res) {
+              alertmanager(a, req, res);
+            });
+}
+
+} // namespace belay

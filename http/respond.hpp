@@ -1,0 +1,55 @@
+// Small helpers shared by the route files: JSON replies, bearer keys, and blocking
+// requests to actors from HTTP threads.
+#pragma once
+
+#include "http/api.hpp"
+#include "protocol/error.hpp"
+
+#include <caf/scoped_actor.hpp>
+#include <httplib.h>
+
+#include <optional>
+#include <string>
+
+namespace belay {
+
+inline void reply_json(httplib::Response& res, int status, const std::string& body) {
+  res.status = status;
+  res.set_content(body, "application/json");
+}
+
+inline void reply_error(httplib::Response& res, const protocol::error& e) {
+  reply_json(res, e.status, protocol::render_error(e));
+}
+
+inline void reply_error(httplib::Response& res, int status, std::string code,
+                        std::string message, std::string field = {}) {
+  reply_error(res, protocol::error{status, std::move(code), std::move(message),
+                                   std::move(field)});
+}
+
+// The key of "Authorization: Bearer <key>", or empty.
+std::string bearer_key(const httplib::Request& req);
+
+// Resolves the caller's org from its API key, or answers 401 and returns nullopt.
+std::optional<int64_t> authenticate(api& a, const httplib::Request& req,
+                                    httplib::Response& res);
+
+// Asks an actor and waits (bounded by api::actor_timeout). On failure answers 503
+// and returns nullopt: the caller's write may or may not have happened, which is
+// exactly what 503 tells a client that retries.
+template <class Reply, class... Ts>
+std::optional<Reply> ask(api& a, const caf::actor& whom, httplib::Response& res,
+                         Ts&&... xs) {
+  std::optional<Reply> out;
+  caf::scoped_actor self{a.sys};
+  self->request(whom, a.actor_timeout, std::forward<Ts>(xs)...)
+    .receive([&](Reply& r) { out = std::move(r); },
+             [&](caf::error& e) {
+               reply_error(res, 503, "unavailable", "belay could not complete the request: " +
+                                                      to_string(e));
+             });
+  return out;
+}
+
+} // namespace belay

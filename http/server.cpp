@@ -1,0 +1,78 @@
+#include "http/server.hpp"
+
+#include "protocol/error.hpp"
+
+#include <httplib.h>
+#include <spdlog/spdlog.h>
+
+namespace belay {
+
+struct server::impl {
+  api a;
+  httplib::Server http;
+};
+
+server::server(api a, int threads) : impl_(new impl{a, {}}) {
+  auto& http = impl_->http;
+  // Without TCP_NODELAY every response waits for the client's delayed ACK (STACK.md).
+  http.set_tcp_nodelay(true);
+  http.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  http.set_payload_max_length(max_body_bytes);
+  http.set_error_handler(httplib::Server::HandlerWithResponse{
+    [](const httplib::Request&, httplib::Response& res) {
+    if (!res.body.empty())
+      return httplib::Server::HandlerResponse::Unhandled;
+    protocol::error e;
+    e.status = res.status;
+    switch (res.status) {
+      case 404:
+        e.code = "not_found";
+        e.message = "no such endpoint";
+        break;
+      case 413:
+        e.code = "body_too_large";
+        e.message = "request bodies are limited to 512 KiB";
+        break;
+      default:
+        e.code = "http_error";
+        e.message = "HTTP status " + std::to_string(res.status);
+    }
+    res.set_content(protocol::render_error(e), "application/json");
+    return httplib::Server::HandlerResponse::Handled;
+  }});
+  http.set_exception_handler(
+    [](const httplib::Request& req, httplib::Response& res, std::exception_ptr ep) {
+      std::string what = "unknown error";
+      try {
+        std::rethrow_exception(ep);
+      } catch (const std::exception& e) {
+        what = e.what();
+      } catch (...) {
+      }
+      spdlog::error("http {} {}: {}", req.method, req.path, what);
+      res.status = 503;
+      res.set_content(protocol::render_error({503, "unavailable", "belay could not complete "
+                                                                  "the request; retry", ""}),
+                      "application/json");
+    });
+  http.set_logger([](const httplib::Request& req, const httplib::Response& res) {
+    spdlog::debug("http {} {} -> {}", req.method, req.path, res.status);
+  });
+  add_health_routes(http, impl_->a);
+  add_incident_routes(http, impl_->a);
+  add_ingest_routes(http, impl_->a);
+}
+
+server::~server() = default;
+
+int server::bind(const std::string& address, int port) {
+  if (port == 0)
+    return impl_->http.bind_to_any_port(address.c_str());
+  return impl_->http.bind_to_port(address.c_str(), port) ? port : -1;
+}
+
+void server::run() { impl_->http.listen_after_bind(); }
+
+void server::stop() { impl_->http.stop(); }
+
+} // namespace belay

@@ -1,0 +1,78 @@
+# Shared by scripts/run, scripts/test and scripts/bench: installing what is missing,
+# building, and a private PostgreSQL cluster. Source it; do not run it.
+
+BELAY_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+PG_BIN=/usr/lib/postgresql/15/bin
+
+# Everything belay needs from Debian, in one list.
+BELAY_PACKAGES=(
+  build-essential cmake ninja-build ccache pkg-config clang-format
+  libcaf-dev libpq-dev rapidjson-dev libcpp-httplib-dev catch2
+  libcurl4-openssl-dev libssl-dev libspdlog-dev libfmt-dev
+  postgresql python3-aiosmtpd curl
+)
+
+say() { printf '\033[1mbelay:\033[0m %s\n' "$*"; }
+
+install_missing() {
+  local missing=()
+  for p in "${BELAY_PACKAGES[@]}" "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  if [ ${#missing[@]} -eq 0 ]; then
+    say "packages: all ${#BELAY_PACKAGES[@]} present"
+    return
+  fi
+  say "packages: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+build_preset() {
+  local preset=$1
+  say "build: cmake preset '$preset' (ninja shows progress)"
+  cmake --preset "$preset" -S "$BELAY_ROOT" >/dev/null
+  cmake --build --preset "$preset" -j "$(nproc)"
+}
+
+# pg_start DIR PORT [extra postgres -c settings...]: initialise (once) and start a
+# cluster owned by the postgres user, listening on a unix socket in DIR only.
+pg_start() {
+  local dir=$1 port=$2
+  shift 2
+  local opts="-c listen_addresses='' -k $dir -p $port"
+  for o in "$@"; do opts+=" -c $o"; done
+  mkdir -p "$dir"
+  chown postgres:postgres "$dir"
+  if [ ! -f "$dir/data/PG_VERSION" ]; then
+    say "postgres: initialising a private cluster in $dir/data"
+    runuser -u postgres -- "$PG_BIN/initdb" -D "$dir/data" -U postgres --auth=trust \
+      -E UTF8 --locale=C.UTF-8 >"$dir/initdb.log" 2>&1 ||
+      { cat "$dir/initdb.log"; return 1; }
+  fi
+  if runuser -u postgres -- "$PG_BIN/pg_ctl" -D "$dir/data" status >/dev/null 2>&1; then
+    say "postgres: reusing the cluster already running in $dir"
+  else
+    say "postgres: starting on unix socket $dir port $port"
+    runuser -u postgres -- "$PG_BIN/pg_ctl" -D "$dir/data" -l "$dir/server.log" -o "$opts" \
+      -w -t 60 start >/dev/null || { tail -20 "$dir/server.log"; return 1; }
+  fi
+}
+
+pg_stop() {
+  local dir=$1
+  [ -f "$dir/data/PG_VERSION" ] || return 0
+  runuser -u postgres -- "$PG_BIN/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null 2>&1 || true
+}
+
+# pg_ensure_db DIR PORT NAME: creates the database unless it exists.
+pg_ensure_db() {
+  local dir=$1 port=$2 name=$3
+  if ! psql -h "$dir" -p "$port" -U postgres -tAc "SELECT 1 FROM pg_database WHERE datname = '$name'" |
+    grep -q 1; then
+    psql -h "$dir" -p "$port" -U postgres -qc "CREATE DATABASE \"$name\"" >/dev/null
+  fi
+}
+
+pg_url() { echo "host=$1 port=$2 dbname=$3 user=postgres"; }

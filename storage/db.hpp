@@ -1,0 +1,136 @@
+// A thin RAII layer over libpq: connections, parameterised statements, results,
+// transactions and a small blocking pool for the HTTP threads.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+struct pg_conn;
+struct pg_result;
+
+namespace belay::storage {
+
+struct db_error : std::runtime_error {
+  db_error(const std::string& what, std::string state)
+    : std::runtime_error(what), sqlstate(std::move(state)) {}
+  std::string sqlstate; // e.g. "23505" unique violation; empty for connection errors
+};
+
+using param = std::optional<std::string>;
+
+inline param arg(std::string v) { return v; }
+inline param arg(const char* v) { return std::string{v}; }
+inline param arg(std::string_view v) { return std::string{v}; }
+inline param arg(bool v) { return std::string{v ? "true" : "false"}; }
+inline param arg(int v) { return std::to_string(v); }
+inline param arg(long v) { return std::to_string(v); }
+inline param arg(long long v) { return std::to_string(v); }
+inline param arg(double v) { return std::to_string(v); }
+inline param arg(std::nullopt_t) { return std::nullopt; }
+template <class T>
+param arg(const std::optional<T>& v) {
+  return v ? arg(*v) : std::nullopt;
+}
+
+class result {
+public:
+  explicit result(pg_result* r) : res_(r, &release) {}
+  int rows() const;
+  bool null(int row, int col) const;
+  std::string_view text(int row, int col) const;
+  std::string str(int row, int col) const { return std::string{text(row, col)}; }
+  int64_t int64(int row, int col) const;
+  double float8(int row, int col) const;
+  bool boolean(int row, int col) const;
+  std::optional<int64_t> opt_int64(int row, int col) const;
+
+private:
+  static void release(pg_result* r);
+  std::shared_ptr<pg_result> res_;
+};
+
+class connection {
+public:
+  explicit connection(const std::string& url); // throws db_error when it cannot connect
+  ~connection();
+  connection(const connection&) = delete;
+  connection& operator=(const connection&) = delete;
+
+  result exec(const std::string& sql, const std::vector<param>& params = {});
+  template <class... Ts>
+  result query(const std::string& sql, const Ts&... args) {
+    return exec(sql, std::vector<param>{arg(args)...});
+  }
+  // Runs several ;-separated statements without parameters (migrations).
+  void run_script(const std::string& sql);
+  bool healthy() const;
+  // Re-establishes a broken connection; returns whether it is usable now.
+  bool reset();
+
+private:
+  pg_conn* conn_;
+};
+
+// Runs `work` inside BEGIN/COMMIT, rolling back if it throws.
+template <class F>
+auto transaction(connection& c, F&& work) -> decltype(work()) {
+  c.exec("BEGIN");
+  try {
+    if constexpr (std::is_void_v<decltype(work())>) {
+      work();
+      c.exec("COMMIT");
+    } else {
+      auto out = work();
+      c.exec("COMMIT");
+      return out;
+    }
+  } catch (...) {
+    if (c.healthy())
+      c.exec("ROLLBACK");
+    throw;
+  }
+}
+
+// A fixed-size set of connections for blocking callers (HTTP threads). Opened lazily.
+class pool {
+public:
+  pool(std::string url, size_t size);
+  class lease {
+  public:
+    lease(pool& p, std::unique_ptr<connection> c) : pool_(&p), conn_(std::move(c)) {}
+    lease(lease&&) = default;
+    ~lease();
+    connection& operator*() { return *conn_; }
+    connection* operator->() { return conn_.get(); }
+
+  private:
+    pool* pool_;
+    std::unique_ptr<connection> conn_;
+  };
+  lease acquire();
+  const std::string& url() const { return url_; }
+  size_t size() const { return size_; }
+  size_t busy() const;
+
+private:
+  friend class lease;
+  void give_back(std::unique_ptr<connection> c);
+  std::string url_;
+  size_t size_;
+  size_t opened_ = 0;
+  mutable std::mutex mutex_;
+  std::condition_variable available_;
+  std::vector<std::unique_ptr<connection>> idle_;
+};
+
+// Redacts the password from a connection string before it is logged.
+std::string redact_url(const std::string& url);
+
+} // namespace belay::storage

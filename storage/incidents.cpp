@@ -1,0 +1,303 @@
+#include "storage/incidents.hpp"
+
+#include "protocol/policy_json.hpp"
+#include "storage/db.hpp"
+
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+namespace belay::storage {
+
+namespace {
+
+// The column list every statement returns, read back by read_held().
+#define BELAY_INCIDENT_COLUMNS                                                          \
+  "org_id, id, dedup_key, title, severity, status, policy, current_step, loop, "      \
+  "event_count, belay_us(created_at), belay_us(last_seen_at), belay_us(next_fire_at), " \
+  "belay_us(acked_at), coalesce(acked_by, ''), belay_us(resolved_at), "                \
+  "belay_us(exhausted_at), version, shadow, ladder::text"
+
+constexpr int column_count = 20;
+
+held_incident read_held(const result& r, int row) {
+  held_incident h;
+  auto& i = h.incident;
+  i.org_id = r.int64(row, 0);
+  i.id = r.int64(row, 1);
+  i.dedup_key = r.str(row, 2);
+  i.title = r.str(row, 3);
+  i.severity = r.str(row, 4);
+  i.status = r.str(row, 5);
+  i.policy = r.str(row, 6);
+  i.current_step = static_cast<int>(r.int64(row, 7));
+  i.loop = static_cast<int>(r.int64(row, 8));
+  i.event_count = r.int64(row, 9);
+  i.created_at = r.int64(row, 10);
+  i.last_seen_at = r.int64(row, 11);
+  i.next_fire_at = r.opt_int64(row, 12);
+  i.acked_at = r.opt_int64(row, 13);
+  i.acked_by = r.str(row, 14);
+  i.resolved_at = r.opt_int64(row, 15);
+  i.exhausted_at = r.opt_int64(row, 16);
+  i.version = r.int64(row, 17);
+  i.shadow = r.boolean(row, 18);
+  auto ladder = protocol::parse_policy(r.text(row, 19));
+  if (auto* err = std::get_if<protocol::error>(&ladder))
+    throw db_error("incident " + std::to_string(i.id) + " has an unreadable ladder: " +
+                     err->field + " " + err->message,
+                   "");
+  h.ladder = std::move(std::get<policy>(ladder));
+  return h;
+}
+
+std::optional<held_incident> first(const result& r) {
+  if (r.rows() == 0)
+    return std::nullopt;
+  return read_held(r, 0);
+}
+
+const std::string upsert_sql = R"sql(
+WITH up AS (
+  INSERT INTO incident AS i (org_id, dedup_key, title, severity, status, policy, ladder,
+      shadow, next_fire_at, created_at, last_seen_at, evidence, details, owner,
+      lease_expires_at)
+  SELECT $1, $2, $3, $4, 'OPEN', p.name, p.definition, $6,
+      belay_ts($7 + (coalesce((p.definition->'steps'->0->>'delaySeconds')::float8, 0)
+                     * 1000000)::bigint),
+      belay_ts($7), belay_ts($7), jsonb_build_array($8::jsonb), $9::jsonb, $10,
+      belay_ts($11)
+  FROM policy p WHERE p.org_id = $1 AND p.name = $5
+  ON CONFLICT (org_id, dedup_key) WHERE status <> 'RESOLVED' DO UPDATE SET
+    event_count = i.event_count + 1,
+    last_seen_at = EXCLUDED.last_seen_at,
+    evidence = CASE WHEN jsonb_array_length(i.evidence) >= 5
+                    THEN (i.evidence - 0) || EXCLUDED.evidence
+                    ELSE i.evidence || EXCLUDED.evidence END
+  RETURNING )sql" BELAY_INCIDENT_COLUMNS R"sql(, (xmax = 0) AS inserted
+), note AS (
+  INSERT INTO timeline (org_id, incident_id, at, kind, detail)
+  SELECT up.org_id, up.id, belay_ts($7),
+         CASE WHEN up.inserted THEN 'created' ELSE 'duplicate' END,
+         jsonb_build_object('eventCount', up.event_count)
+  FROM up
+)
+SELECT * FROM up)sql";
+
+// The compare-and-set of an ack or resolve, by id or by dedup key, cancelling the
+// deliveries nobody has claimed yet in the same statement.
+std::string transition_sql(transition kind, bool by_key) {
+  std::string set, from;
+  if (kind == transition::ack) {
+    set = "status = 'ACKNOWLEDGED', acked_at = belay_ts($3), acked_by = $4, "
+          "next_fire_at = NULL";
+    from = "('OPEN', 'EXHAUSTED')";
+  } else {
+    set = "status = 'RESOLVED', resolved_at = belay_ts($3), next_fire_at = NULL";
+    from = "('OPEN', 'ACKNOWLEDGED', 'EXHAUSTED')";
+  }
+  std::string which = by_key ? "dedup_key = $2" : "id = $2::bigint";
+  std::string kind_name = kind == transition::ack ? "acknowledged" : "resolved";
+  return "WITH cas AS (UPDATE incident SET " + set +
+         ", version = version + 1 WHERE org_id = $1 AND " + which + " AND status IN " + from +
+         " RETURNING " BELAY_INCIDENT_COLUMNS
+         "), cancelled AS (UPDATE delivery d SET status = 'CANCELLED' FROM cas "
+         "WHERE d.org_id = cas.org_id AND d.incident_id = cas.id AND d.status = 'PENDING' "
+         "RETURNING d.id), note AS (INSERT INTO timeline (org_id, incident_id, at, kind, "
+         "detail) SELECT cas.org_id, cas.id, belay_ts($3), '" +
+         kind_name +
+         "', jsonb_build_object('by', $4::text, 'cancelledDeliveries', "
+         "(SELECT count(*) FROM cancelled)) FROM cas) SELECT * FROM cas";
+}
+
+const std::string latest_by_id_sql =
+  "SELECT " BELAY_INCIDENT_COLUMNS " FROM incident WHERE org_id = $1 AND id = $2::bigint";
+const std::string latest_by_key_sql = "SELECT " BELAY_INCIDENT_COLUMNS
+                                      " FROM incident WHERE org_id = $1 AND dedup_key = $2 "
+                                      "ORDER BY (status <> 'RESOLVED') DESC, id DESC LIMIT 1";
+
+const std::string fire_sql = R"sql(
+WITH cas AS (
+  UPDATE incident SET current_step = $6, loop = $7, next_fire_at = belay_ts($8),
+         exhausted_at = belay_ts($9), version = version + 1
+  WHERE org_id = $1 AND id = $2 AND status = 'OPEN' AND current_step = $3 AND loop = $4
+        AND version = $5
+  RETURNING )sql" BELAY_INCIDENT_COLUMNS R"sql(
+), pages AS (
+  INSERT INTO delivery (org_id, incident_id, loop, step, channel, target, idempotency_key,
+                        status, next_attempt_at, created_at)
+  SELECT cas.org_id, cas.id, $4, $3, t.channel, t."to",
+         cas.id || ':' || $4 || ':' || $3 || ':' || t.channel || ':' || t."to",
+         CASE WHEN cas.shadow THEN 'SHADOWED' ELSE 'PENDING' END,
+         belay_ts($10), belay_ts($10)
+  FROM cas, jsonb_to_recordset($11::jsonb) AS t(channel text, "to" text)
+  ON CONFLICT (idempotency_key) DO NOTHING
+  RETURNING id
+), note AS (
+  INSERT INTO timeline (org_id, incident_id, at, kind, detail)
+  SELECT cas.org_id, cas.id, belay_ts($10), 'step_fired',
+         jsonb_build_object('step', $3::int, 'loop', $4::int,
+                            'deliveries', (SELECT count(*) FROM pages),
+                            'scheduledAt', belay_ts($12))
+  FROM cas
+)
+SELECT * FROM cas)sql";
+
+const std::string exhaust_sql = R"sql(
+WITH cas AS (
+  UPDATE incident SET status = 'EXHAUSTED', next_fire_at = NULL, version = version + 1
+  WHERE org_id = $1 AND id = $2 AND status = 'OPEN' AND version = $3
+  RETURNING )sql" BELAY_INCIDENT_COLUMNS R"sql(
+), note AS (
+  INSERT INTO timeline (org_id, incident_id, at, kind, detail)
+  SELECT cas.org_id, cas.id, belay_ts($4), 'exhausted', '{}'::jsonb FROM cas
+)
+SELECT * FROM cas)sql";
+
+const std::string adopt_sql =
+  "UPDATE incident SET owner = $1, lease_expires_at = belay_ts($3) "
+  "WHERE status <> 'RESOLVED' AND (owner IS NULL OR owner = $1 OR lease_expires_at < "
+  "belay_ts($2)) RETURNING " BELAY_INCIDENT_COLUMNS;
+
+const std::string list_sql = "SELECT " BELAY_INCIDENT_COLUMNS
+                             " FROM incident WHERE org_id = $1 AND ($2 = '' OR status = $2) "
+                             "AND ($3::bigint = 0 OR id < $3::bigint) "
+                             "ORDER BY id DESC LIMIT $4";
+
+std::string targets_json(const step& s) {
+  rapidjson::StringBuffer buf;
+  rapidjson::Writer<rapidjson::StringBuffer> w{buf};
+  w.StartArray();
+  for (auto& t : s.targets) {
+    w.StartObject();
+    w.Key("channel");
+    w.String(t.channel.c_str(), static_cast<rapidjson::SizeType>(t.channel.size()));
+    w.Key("to");
+    w.String(t.to.c_str(), static_cast<rapidjson::SizeType>(t.to.size()));
+    w.EndObject();
+  }
+  w.EndArray();
+  return buf.GetString();
+}
+
+} // namespace
+
+upsert_result upsert_trigger(connection& c, const trigger_command& cmd, micros now,
+                             const ownership& owner) {
+  auto r = c.query(upsert_sql, cmd.org_id, cmd.dedup_key, cmd.title, cmd.severity,
+                   cmd.policy, cmd.shadow, now, cmd.payload_json, cmd.details_json,
+                   owner.node, owner.lease_until);
+  upsert_result out;
+  if (r.rows() == 0) {
+    out.code = reply_code::unknown_policy;
+    return out;
+  }
+  out.held = read_held(r, 0);
+  out.created = r.boolean(0, column_count);
+  return out;
+}
+
+transition_reply apply_transition(connection& c, const transition_command& cmd,
+                                  micros now) {
+  bool by_key = cmd.incident_id == 0;
+  std::string which = by_key ? cmd.dedup_key : std::to_string(cmd.incident_id);
+  auto changed = first(c.query(transition_sql(cmd.kind, by_key), cmd.org_id, which, now,
+                               cmd.by));
+  if (changed)
+    return {reply_code::ok, changed->incident};
+  auto current = first(c.query(by_key ? latest_by_key_sql : latest_by_id_sql, cmd.org_id,
+                               which));
+  if (!current)
+    return {reply_code::not_found, {}};
+  auto& status = current->incident.status;
+  bool unchanged = cmd.kind == transition::ack ? status == status_acknowledged
+                                               : status == status_resolved;
+  return {unchanged ? reply_code::unchanged : reply_code::conflict, current->incident};
+}
+
+std::optional<incident_record> fire_step(connection& c, const incident_record& expected,
+                                         const step& fired, const ladder_position& next,
+                                         micros now) {
+  auto r = c.query(fire_sql, expected.org_id, expected.id, expected.current_step,
+                   expected.loop, expected.version, next.step, next.loop, next.fire_at,
+                   next.exhausted_at, now, targets_json(fired),
+                   expected.next_fire_at.value_or(now));
+  if (auto h = first(r))
+    return h->incident;
+  return std::nullopt;
+}
+
+std::optional<incident_record> exhaust(connection& c, const incident_record& expected,
+                                       micros now) {
+  if (auto h = first(c.query(exhaust_sql, expected.org_id, expected.id, expected.version,
+                             now)))
+    return h->incident;
+  return std::nullopt;
+}
+
+std::optional<held_incident> load_incident(connection& c, int64_t org_id, int64_t id) {
+  return first(c.query(latest_by_id_sql, org_id, std::to_string(id)));
+}
+
+std::vector<held_incident> adopt_unresolved(connection& c, const ownership& owner,
+                                            micros now) {
+  auto r = c.query(adopt_sql, owner.node, now, owner.lease_until);
+  std::vector<held_incident> out;
+  out.reserve(r.rows());
+  for (int i = 0; i < r.rows(); ++i)
+    out.push_back(read_held(r, i));
+  return out;
+}
+
+incident_page list_incidents(connection& c, int64_t org_id, const std::string& status,
+                             int limit, int64_t after_id) {
+  auto r = c.query(list_sql, org_id, status, after_id, limit + 1);
+  incident_page page;
+  for (int i = 0; i < r.rows() && i < limit; ++i)
+    page.incidents.push_back(read_held(r, i).incident);
+  if (r.rows() > limit)
+    page.next_after = page.incidents.back().id;
+  return page;
+}
+
+std::vector<timeline_entry> load_timeline(connection& c, int64_t org_id, int64_t id) {
+  auto r = c.query("SELECT belay_us(at), kind, detail::text FROM timeline "
+                   "WHERE org_id = $1 AND incident_id = $2 ORDER BY seq",
+                   org_id, id);
+  std::vector<timeline_entry> out;
+  for (int i = 0; i < r.rows(); ++i)
+    out.push_back({r.int64(i, 0), r.str(i, 1), r.str(i, 2)});
+  return out;
+}
+
+std::vector<delivery_record> load_deliveries(connection& c, int64_t org_id, int64_t id) {
+  auto r = c.query(
+    "SELECT org_id, id, incident_id, loop, step, channel, target, idempotency_key, status, "
+    "attempts, belay_us(next_attempt_at), last_error, ambiguous, failover_from, "
+    "belay_us(sent_at), belay_us(created_at) FROM delivery "
+    "WHERE org_id = $1 AND incident_id = $2 ORDER BY id",
+    org_id, id);
+  std::vector<delivery_record> out;
+  for (int i = 0; i < r.rows(); ++i) {
+    delivery_record d;
+    d.org_id = r.int64(i, 0);
+    d.id = r.int64(i, 1);
+    d.incident_id = r.int64(i, 2);
+    d.loop = static_cast<int>(r.int64(i, 3));
+    d.step = static_cast<int>(r.int64(i, 4));
+    d.channel = r.str(i, 5);
+    d.target = r.str(i, 6);
+    d.idempotency_key = r.str(i, 7);
+    d.status = r.str(i, 8);
+    d.attempts = static_cast<int>(r.int64(i, 9));
+    d.next_attempt_at = r.opt_int64(i, 10);
+    d.last_error = r.str(i, 11);
+    d.ambiguous = r.boolean(i, 12);
+    d.failover_from = r.opt_int64(i, 13);
+    d.sent_at = r.opt_int64(i, 14);
+    d.created_at = r.int64(i, 15);
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+} // namespace belay::storage

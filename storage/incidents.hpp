@@ -1,0 +1,74 @@
+// Every SQL statement about incidents. Each function is one round trip and, where it
+// writes, one atomic statement: the database arbitrates (G1) and every step, ack and
+// resolve is a compare-and-set (G4).
+#pragma once
+
+#include "actors/fwd.hpp"
+#include "actors/ladder.hpp"
+#include "protocol/model.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace belay::storage {
+
+class connection;
+
+struct held_incident {
+  incident_record incident;
+  policy ladder; // the policy as it was when the incident opened
+};
+
+struct upsert_result {
+  reply_code code = reply_code::ok; // ok or unknown_policy
+  bool created = false;
+  held_incident held;
+};
+
+struct ownership {
+  std::string node;
+  micros lease_until = 0;
+};
+
+upsert_result upsert_trigger(connection& c, const trigger_command& cmd, micros now,
+                             const ownership& owner);
+
+transition_reply apply_transition(connection& c, const transition_command& cmd, micros now);
+
+// Fires the step the incident stands on, if it still stands there (status OPEN,
+// same step, loop and version): advances the ladder to `next` and inserts one
+// delivery per target, all in one statement. Returns the new row, or nullopt when
+// the compare-and-set failed (acknowledged, resolved or moved on meanwhile).
+std::optional<incident_record> fire_step(connection& c, const incident_record& expected,
+                                         const step& fired, const ladder_position& next,
+                                         micros now);
+
+// OPEN -> EXHAUSTED once the grace period after the last step has run out.
+std::optional<incident_record> exhaust(connection& c, const incident_record& expected,
+                                       micros now);
+
+std::optional<held_incident> load_incident(connection& c, int64_t org_id, int64_t id);
+
+// Takes ownership of every non-resolved incident that is unowned, ours, or whose
+// owner's lease lapsed, and returns them for their actors to be spawned.
+std::vector<held_incident> adopt_unresolved(connection& c, const ownership& owner,
+                                            micros now);
+
+struct incident_page {
+  std::vector<incident_record> incidents;
+  std::optional<int64_t> next_after; // cursor: the last id of this page, when more follow
+};
+
+incident_page list_incidents(connection& c, int64_t org_id, const std::string& status,
+                             int limit, int64_t after_id);
+
+std::vector<timeline_entry> load_timeline(connection& c, int64_t org_id, int64_t id);
+std::vector<delivery_record> load_deliveries(connection& c, int64_t org_id, int64_t id);
+
+} // namespace belay::storage
+
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::storage::upsert_result)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::optional<belay::storage::held_incident>)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<belay::storage::held_incident>)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::optional<belay::incident_record>)

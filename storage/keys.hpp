@@ -1,0 +1,25 @@
+// Lookups of API keys and integration keys by their SHA-256 hash.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace belay::storage {
+
+class connection;
+
+struct integration_row {
+  int64_t org_id = 0;
+  std::string name;
+  std::string type; // events | alertmanager
+  std::string policy;
+  bool shadow = false;
+  std::string key_hash;
+};
+
+std::optional<std::pair<int64_t, std::string>> find_api_key(connection& c,
+                                                            const std::string& key_hash);
+std::optional<integration_row> find_integration(connection& c, const std::string& key_hash);
+
+} // namespace belay::storage

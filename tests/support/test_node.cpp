@@ -1,0 +1,48 @@
+#include "support/test_node.hpp"
+
+namespace belay::test {
+
+test_node::test_node(test_database& database, micros wall_start, std::string node_id)
+  : simulated_system(wall_start), db(database) {
+  node_options opts{db.url(), std::move(node_id), 2, 30, false};
+  n = start_node(sys, opts, clock);
+  run();
+}
+
+test_node::~test_node() { stop(); }
+
+void test_node::stop() {
+  if (stopped)
+    return;
+  stopped = true;
+  stop_node(sys, n);
+  run();
+}
+
+trigger_reply test_node::trigger(trigger_command cmd) {
+  return ask<trigger_reply>(n.registry, atom::trigger_v, std::move(cmd));
+}
+
+trigger_reply test_node::trigger(int64_t org, const std::string& key,
+                                 const std::string& policy) {
+  trigger_command cmd;
+  cmd.org_id = org;
+  cmd.dedup_key = key;
+  cmd.title = "incident " + key;
+  cmd.policy = policy;
+  return trigger(std::move(cmd));
+}
+
+transition_reply test_node::ack(int64_t org, int64_t id, const std::string& by) {
+  return ask<transition_reply>(n.registry, atom::transit_v,
+                               transition_command{org, id, {}, transition::ack, by});
+}
+
+transition_reply test_node::resolve(int64_t org, int64_t id, const std::string& by) {
+  return ask<transition_reply>(n.registry, atom::transit_v,
+                               transition_command{org, id, {}, transition::resolve, by});
+}
+
+size_t test_node::adopt() { return ask<size_t>(n.registry, atom::adopt_v); }
+
+} // namespace belay::test
