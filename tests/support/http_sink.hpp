@@ -19,6 +19,7 @@ struct case_insensitive_less {
 struct recorded_request {
   std::string method;
   std::string path; // without the query string
+  // As cpp-httplib 0.11 hands them over: it percent-decodes header values.
   std::multimap<std::string, std::string, case_insensitive_less> headers;
   std::string body;
   std::chrono::steady_clock::time_point at; // when the request arrived

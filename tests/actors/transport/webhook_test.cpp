@@ -220,3 +220,15 @@ TEST_CASE("webhook: the secret never appears in an error") {
     CHECK(error.find("[redacted]") != std::string::npos);
   }
 }
+
+TEST_CASE("webhook: a control character in the key cannot inject a header") {
+  test::http_sink sink;
+  auto p = sample_page("ops-hook", "evil\r\nX-Injected: 1");
+
+  REQUIRE(send(webhook(sink), p).result == outcome::sent);
+
+  auto req = sink.requests().at(0);
+  CHECK_FALSE(req.has_header("X-Injected"));
+  // Sent as "evil%0D%0AX-Injected: 1"; cpp-httplib percent-decodes header values.
+  CHECK(req.header("Idempotency-Key") == p.idempotency_key);
+}
