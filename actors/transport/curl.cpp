@@ -9,6 +9,7 @@
 #include <curl/curl.h>
 #include <memory>
 #include <mutex>
+#include <new>
 
 namespace belay::transport::detail {
 
@@ -74,13 +75,14 @@ long timeout_ms(double seconds) {
   return std::clamp(std::lround(seconds * 1000), 1L, 24L * 3600 * 1000);
 }
 
-bool append_slist(slist_ptr& list, const std::string& line) {
+// A header silently missing (Idempotency-Key!) would be worse than no request:
+// out of memory throws, and send() turns that into a retry.
+void append_slist(slist_ptr& list, const std::string& line) {
   curl_slist* grown = curl_slist_append(list.get(), line.c_str());
   if (grown == nullptr)
-    return false;
+    throw std::bad_alloc();
   list.release();
   list.reset(grown);
-  return true;
 }
 
 struct transfer {
