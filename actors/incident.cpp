@@ -22,7 +22,10 @@ void arm(self_ptr self) {
   if (st.record.status != status_open || !st.record.next_fire_at)
     return;
   auto wait = st.d.clock.until(*st.record.next_fire_at, self->clock().now());
-  self->delayed_send(self, wait, atom::fire_v, st.generation);
+  if (wait.count() == 0)
+    self->send(self, atom::fire_v, st.generation); // due or overdue: fire at once
+  else
+    self->delayed_send(self, wait, atom::fire_v, st.generation);
 }
 
 void retry_later(self_ptr self, const caf::error& err) {

@@ -156,6 +156,10 @@ caf::behavior registry(caf::stateful_actor<registry_state>* self, deps d) {
           [rp](caf::error& err) mutable { rp.deliver(err); });
       return rp;
     },
+    [self](atom::get, int64_t id) {
+      auto it = self->state.by_id.find(id);
+      return it == self->state.by_id.end() ? caf::actor{} : it->second;
+    },
     [self](atom::get) {
       auto stats = self->state.stats;
       stats.held = self->state.by_id.size();

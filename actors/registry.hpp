@@ -6,6 +6,7 @@
 //   (atom::transit, transition_command) -> transition_reply  after the write committed
 //   (atom::adopt) -> size_t                                  incidents adopted
 //   (atom::get) -> registry_stats
+//   (atom::get, int64_t incident_id) -> caf::actor          the live actor, or none
 //   (atom::inspect) -> std::vector<incident_view>
 #pragma once
 

@@ -7,7 +7,10 @@
 #include "support/simulated_system.hpp"
 #include "support/test_database.hpp"
 
-#include <caf/scoped_actor.hpp>
+#include <caf/event_based_actor.hpp>
+
+#include <memory>
+#include <optional>
 
 #include <stdexcept>
 
@@ -27,20 +30,27 @@ public:
   transition_reply resolve(int64_t org, int64_t id, const std::string& by = "bob");
   size_t adopt();
 
-  // Sends a request, runs the scheduler until it is answered, returns the answer.
+  // Sends a request from a short-lived actor on the test scheduler, runs the
+  // scheduler until everything settles, and returns the answer.
   template <class Reply, class... Ts>
   Reply ask(const caf::actor& whom, Ts&&... xs) {
-    caf::scoped_actor self{sys};
-    self->request(whom, caf::infinite, std::forward<Ts>(xs)...);
+    auto out = std::make_shared<std::optional<Reply>>();
+    auto failure = std::make_shared<std::string>();
+    auto msg = caf::make_message(std::forward<Ts>(xs)...);
+    // The target travels as an argument: CAF 0.17 trips UBSan on argument-less spawns.
+    sys.spawn(
+      [out, failure](caf::event_based_actor* self, caf::actor target, caf::message m) {
+        self->request(target, caf::infinite, std::move(m))
+          .then([out](Reply& r) { *out = std::move(r); },
+                [failure](caf::error& e) { *failure = to_string(e); });
+      },
+      whom, std::move(msg));
     run();
-    Reply out{};
-    bool answered = false;
-    self->receive([&](Reply& r) { out = std::move(r), answered = true; },
-                  [&](caf::error& e) { throw std::runtime_error(to_string(e)); },
-                  caf::after(std::chrono::seconds{0}) >> [] {});
-    if (!answered)
+    if (!failure->empty())
+      throw std::runtime_error("request failed: " + *failure);
+    if (!*out)
       throw std::runtime_error("no answer after running the scheduler");
-    return out;
+    return std::move(**out);
   }
 
   void stop();
