@@ -7,6 +7,8 @@
 #include <caf/event_based_actor.hpp>
 #include <spdlog/spdlog.h>
 
+#include <set>
+
 namespace belay {
 
 namespace {
@@ -76,8 +78,12 @@ void fire(self_ptr self) {
           return;
         }
         self->state.record = *after;
-        if (fired && self->state.d.dispatcher && !after->shadow)
-          self->send(self->state.d.dispatcher, atom::nudge_v);
+        if (fired && self->state.d.dispatcher && !after->shadow) {
+          std::set<std::string> channels;
+          for (auto& t : fired->targets)
+            if (channels.insert(t.channel).second)
+              self->send(self->state.d.dispatcher, atom::nudge_v, after->org_id, t.channel);
+        }
         arm(self);
       },
       [self](caf::error& err) { retry_later(self, err); });

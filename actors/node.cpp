@@ -1,5 +1,7 @@
 #include "actors/node.hpp"
 
+#include "actors/channel.hpp"
+#include "actors/dispatcher.hpp"
 #include "actors/fwd.hpp"
 #include "actors/registry.hpp"
 #include "actors/storage.hpp"
@@ -24,12 +26,20 @@ node start_node(caf::actor_system& sys, const node_options& opts, wall_clock clo
   n.d.clock = clock;
   n.d.node_id = opts.node_id;
   n.d.lease_seconds = opts.lease_seconds;
+  n.senders = spawn_senders(sys, opts.senders, opts.detached_io);
+  dispatcher_options dopts;
+  dopts.delivery.claim_lease_seconds = opts.claim_lease_seconds;
+  dopts.poll_interval = std::chrono::microseconds{static_cast<int64_t>(opts.poll_seconds * 1e6)};
+  n.dispatcher = sys.spawn(dispatcher, n.senders, dopts, n.d);
+  n.d.dispatcher = n.dispatcher;
   n.registry = sys.spawn(registry, n.d);
   return n;
 }
 
 void stop_node(caf::actor_system&, node& n) {
   caf::anon_send_exit(n.registry, caf::exit_reason::user_shutdown);
+  caf::anon_send_exit(n.dispatcher, caf::exit_reason::user_shutdown);
+  caf::anon_send_exit(n.senders, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(n.storage, caf::exit_reason::user_shutdown);
 }
 

@@ -16,6 +16,9 @@ struct node_options {
   size_t storage_workers = 4;
   double lease_seconds = 30;
   bool detached_io = true; // false in tests: everything runs on the test scheduler
+  size_t senders = 8;       // threads making blocking transport calls
+  double claim_lease_seconds = 300;
+  double poll_seconds = 5;  // how often lapsed claims are released and channels polled
 };
 
 // Registers belay's message types and quiets CAF's own logger.
@@ -23,6 +26,8 @@ void configure(caf::actor_system_config& cfg);
 
 struct node {
   caf::actor storage;
+  caf::actor senders;
+  caf::actor dispatcher;
   caf::actor registry;
   deps d;
 };

@@ -24,6 +24,9 @@ const std::vector<setting_info>& setting_table() {
     {"claim-lease-seconds", "BELAY_CLAIM_LEASE_SECONDS", "300",
      "how long a claimed delivery stays claimed before another worker may retry it"},
     {"lease-seconds", "BELAY_LEASE_SECONDS", "30", "incident ownership lease of this node"},
+    {"poll-seconds", "BELAY_POLL_SECONDS", "5",
+     "how often lapsed delivery claims are released and every channel polled"},
+    {"senders", "BELAY_SENDERS", "8", "threads making blocking delivery calls"},
   };
   return table;
 }
@@ -85,6 +88,10 @@ void apply(settings& s, const std::string& key, const std::string& value,
     s.claim_lease_seconds = to_seconds(name, value);
   else if (key == "lease-seconds")
     s.lease_seconds = to_seconds(name, value);
+  else if (key == "poll-seconds")
+    s.poll_seconds = to_seconds(name, value);
+  else if (key == "senders")
+    s.senders = to_int(name, value, 1);
   else
     throw std::invalid_argument(where + "unknown setting '" + key + "' (see --help)");
 }

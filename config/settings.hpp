@@ -21,6 +21,8 @@ struct settings {
   std::string node_id;
   double claim_lease_seconds = 300;
   double lease_seconds = 30;
+  double poll_seconds = 5;
+  int senders = 8;
   std::string config_file;
 };
 

@@ -81,8 +81,14 @@ int serve(const belay::settings& s) {
   caf::actor_system_config cfg;
   belay::configure(cfg);
   caf::actor_system sys{cfg};
-  belay::node_options opts{s.database_url, s.node_id,
-                           static_cast<size_t>(s.db_connections), s.lease_seconds, true};
+  belay::node_options opts;
+  opts.database_url = s.database_url;
+  opts.node_id = s.node_id;
+  opts.storage_workers = static_cast<size_t>(s.db_connections);
+  opts.lease_seconds = s.lease_seconds;
+  opts.senders = static_cast<size_t>(s.senders);
+  opts.claim_lease_seconds = s.claim_lease_seconds;
+  opts.poll_seconds = s.poll_seconds;
   auto node = belay::start_node(sys, opts, belay::anchor_to_system_time(sys.clock().now()));
   {
     caf::scoped_actor self{sys};

@@ -124,7 +124,7 @@ CREATE TABLE delivery (
   UNIQUE (idempotency_key),               -- G6: one row per (incident, loop, step, channel, target)
   FOREIGN KEY (org_id, incident_id) REFERENCES incident (org_id, id)
 );
-CREATE INDEX delivery_due ON delivery (channel, next_attempt_at) WHERE status = 'PENDING';
+CREATE INDEX delivery_due ON delivery (org_id, channel, next_attempt_at) WHERE status = 'PENDING';
 CREATE INDEX delivery_claimed ON delivery (claim_expires_at) WHERE status = 'CLAIMED';
 CREATE INDEX delivery_by_incident ON delivery (org_id, incident_id);
 

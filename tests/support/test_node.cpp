@@ -4,7 +4,13 @@ namespace belay::test {
 
 test_node::test_node(test_database& database, micros wall_start, std::string node_id)
   : simulated_system(wall_start), db(database) {
-  node_options opts{db.url(), std::move(node_id), 2, 30, false};
+  node_options opts;
+  opts.database_url = db.url();
+  opts.node_id = std::move(node_id);
+  opts.storage_workers = 2;
+  opts.detached_io = false;
+  opts.senders = 2;
+  opts.poll_seconds = 60; // simulated hours stay cheap
   n = start_node(sys, opts, clock);
   run();
 }

@@ -1,0 +1,223 @@
+#include "storage/deliveries.hpp"
+
+#include "storage/db.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace belay::storage {
+
+namespace {
+
+const std::string claim_sql = R"sql(
+WITH due AS (
+  SELECT d.org_id, d.id
+  FROM delivery d JOIN incident i ON i.org_id = d.org_id AND i.id = d.incident_id
+  WHERE d.org_id = $1 AND d.channel = $2 AND d.status = 'PENDING'
+    AND d.next_attempt_at <= belay_ts($3)
+    AND (i.status IN ('OPEN', 'EXHAUSTED') OR d.replay_of IS NOT NULL)
+  ORDER BY d.next_attempt_at, d.id
+  LIMIT $6
+  FOR UPDATE OF d SKIP LOCKED
+)
+UPDATE delivery d
+SET status = 'CLAIMED', claimed_by = $4, claim_expires_at = belay_ts($5),
+    attempts = d.attempts + 1
+FROM due, incident i
+WHERE d.org_id = due.org_id AND d.id = due.id AND i.org_id = d.org_id AND i.id = d.incident_id
+RETURNING d.org_id, d.id, d.incident_id, d.loop, d.step, d.channel, d.target,
+          d.idempotency_key, d.attempts, d.ambiguous, d.failover_from, belay_us(d.created_at),
+          i.dedup_key, i.title, i.severity, i.status)sql";
+
+// $5 is the status C++ decided (SENT, PENDING, DEAD); a retry of a delivery whose
+// incident was acknowledged or resolved meanwhile becomes CANCELLED instead.
+const std::string outcome_sql = R"sql(
+WITH held AS (
+  SELECT d.org_id, d.id, i.status AS incident_status, d.replay_of
+  FROM delivery d JOIN incident i ON i.org_id = d.org_id AND i.id = d.incident_id
+  WHERE d.org_id = $1 AND d.id = $2 AND d.status = 'CLAIMED' AND d.claimed_by = $3
+    AND d.attempts = $4
+  FOR UPDATE OF d
+), upd AS (
+  UPDATE delivery d SET
+    status = CASE WHEN $5 = 'PENDING' AND held.incident_status NOT IN ('OPEN', 'EXHAUSTED')
+                       AND held.replay_of IS NULL
+                  THEN 'CANCELLED' ELSE $5 END,
+    next_attempt_at = CASE WHEN $5 = 'PENDING' THEN belay_ts($6) ELSE NULL END,
+    last_error = $7, ambiguous = d.ambiguous OR $8::boolean,
+    sent_at = CASE WHEN $5 = 'SENT' THEN belay_ts($9) ELSE NULL END,
+    claimed_by = NULL, claim_expires_at = NULL
+  FROM held WHERE d.org_id = held.org_id AND d.id = held.id
+  RETURNING d.*
+), dead AS (
+  INSERT INTO dead_letter (org_id, delivery_id, incident_id, channel, target, reason,
+                           attempts, failed_at)
+  SELECT org_id, id, incident_id, channel, target, last_error, attempts, belay_ts($9)
+  FROM upd WHERE status = 'DEAD'
+  RETURNING id
+), failover AS (
+  INSERT INTO delivery (org_id, incident_id, loop, step, channel, target, idempotency_key,
+                        status, next_attempt_at, failover_from, created_at)
+  SELECT org_id, incident_id, loop, step, $10, target,
+         incident_id || ':' || loop || ':' || step || ':' || $10 || ':' || target,
+         'PENDING', belay_ts($9), id, belay_ts($9)
+  FROM upd WHERE status = 'DEAD' AND $10 <> ''
+  ON CONFLICT (idempotency_key) DO NOTHING
+  RETURNING id
+), note AS (
+  INSERT INTO timeline (org_id, incident_id, at, kind, detail)
+  SELECT org_id, incident_id, belay_ts($9),
+         CASE status WHEN 'SENT' THEN 'delivery_sent' WHEN 'DEAD' THEN 'dead_lettered'
+                     WHEN 'CANCELLED' THEN 'delivery_cancelled' ELSE 'delivery_failed' END,
+         jsonb_build_object('deliveryId', id, 'channel', channel, 'target', target,
+                            'attempt', attempts, 'error', nullif(last_error, ''),
+                            'ambiguous', $8::boolean,
+                            'failoverTo', CASE WHEN status = 'DEAD' THEN nullif($10, '') END)
+  FROM upd
+)
+SELECT status, belay_us(next_attempt_at), (SELECT id FROM dead), (SELECT id FROM failover)
+FROM upd)sql";
+
+const std::string replay_sql = R"sql(
+WITH dl AS (
+  UPDATE dead_letter SET replayed_at = belay_ts($3)
+  WHERE org_id = $1 AND id = $2 AND replayed_at IS NULL
+  RETURNING org_id, id, delivery_id
+), fresh AS (
+  INSERT INTO delivery (org_id, incident_id, loop, step, channel, target, idempotency_key,
+                        status, next_attempt_at, replay_of, created_at)
+  SELECT d.org_id, d.incident_id, d.loop, d.step, d.channel, d.target,
+         d.idempotency_key || ':replay' || dl.id, 'PENDING', belay_ts($3), d.id, belay_ts($3)
+  FROM dl JOIN delivery d ON d.org_id = dl.org_id AND d.id = dl.delivery_id
+  RETURNING org_id, id, incident_id, channel, target
+), note AS (
+  INSERT INTO timeline (org_id, incident_id, at, kind, detail)
+  SELECT org_id, incident_id, belay_ts($3), 'delivery_replayed',
+         jsonb_build_object('deliveryId', id, 'channel', channel, 'target', target)
+  FROM fresh
+)
+SELECT id, channel FROM fresh)sql";
+
+} // namespace
+
+std::vector<channel_config> load_channels(connection& c) {
+  auto r = c.exec("SELECT org_id, name, type, url, secret, account, sender, max_attempts, "
+                  "retry_base_seconds, retry_cap_seconds, timeout_seconds, failover_to "
+                  "FROM channel ORDER BY org_id, name");
+  std::vector<channel_config> out;
+  for (int i = 0; i < r.rows(); ++i) {
+    channel_config ch;
+    ch.org_id = r.int64(i, 0);
+    ch.name = r.str(i, 1);
+    ch.type = r.str(i, 2);
+    ch.url = r.str(i, 3);
+    ch.secret = r.str(i, 4);
+    ch.account = r.str(i, 5);
+    ch.from = r.str(i, 6);
+    ch.max_attempts = static_cast<int>(r.int64(i, 7));
+    ch.retry_base_seconds = r.float8(i, 8);
+    ch.retry_cap_seconds = r.float8(i, 9);
+    ch.timeout_seconds = r.float8(i, 10);
+    ch.failover_to = r.str(i, 11);
+    out.push_back(std::move(ch));
+  }
+  return out;
+}
+
+std::vector<claimed_delivery> claim_due(connection& c, const claim_request& req) {
+  auto r = c.query(claim_sql, req.org_id, req.channel, req.now, req.node, req.lease_until,
+                   req.limit);
+  std::vector<claimed_delivery> out;
+  out.reserve(r.rows());
+  for (int i = 0; i < r.rows(); ++i) {
+    claimed_delivery cd;
+    auto& d = cd.delivery;
+    d.org_id = r.int64(i, 0);
+    d.id = r.int64(i, 1);
+    d.incident_id = r.int64(i, 2);
+    d.loop = static_cast<int>(r.int64(i, 3));
+    d.step = static_cast<int>(r.int64(i, 4));
+    d.channel = r.str(i, 5);
+    d.target = r.str(i, 6);
+    d.idempotency_key = r.str(i, 7);
+    d.attempts = static_cast<int>(r.int64(i, 8));
+    d.ambiguous = r.boolean(i, 9);
+    d.failover_from = r.opt_int64(i, 10);
+    d.created_at = r.int64(i, 11);
+    d.status = "CLAIMED";
+    auto& inc = cd.incident;
+    inc.org_id = d.org_id;
+    inc.id = d.incident_id;
+    inc.dedup_key = r.str(i, 12);
+    inc.title = r.str(i, 13);
+    inc.severity = r.str(i, 14);
+    inc.status = r.str(i, 15);
+    inc.loop = d.loop;
+    inc.current_step = d.step;
+    out.push_back(std::move(cd));
+  }
+  return out;
+}
+
+std::vector<std::pair<int64_t, std::string>> release_expired_claims(connection& c,
+                                                                   micros now) {
+  auto r = c.query("UPDATE delivery SET status = 'PENDING', claimed_by = NULL, "
+                   "claim_expires_at = NULL, next_attempt_at = belay_ts($1) "
+                   "WHERE status = 'CLAIMED' AND claim_expires_at <= belay_ts($1) "
+                   "RETURNING org_id, channel",
+                   now);
+  std::vector<std::pair<int64_t, std::string>> out;
+  for (int i = 0; i < r.rows(); ++i)
+    out.emplace_back(r.int64(i, 0), r.str(i, 1));
+  return out;
+}
+
+micros retry_delay(const channel_config& ch, int failed_attempts) {
+  double delay = ch.retry_base_seconds * std::pow(2.0, std::max(0, failed_attempts - 1));
+  return static_cast<micros>(std::llround(std::min(delay, ch.retry_cap_seconds) * 1e6));
+}
+
+recorded_outcome record_outcome(connection& c, const claimed_delivery& cd,
+                                const channel_config& ch, const std::string& node,
+                                const attempt_result& res, micros now) {
+  auto& d = cd.delivery;
+  std::string status = res.sent                                       ? "SENT"
+                       : res.permanent || d.attempts >= ch.max_attempts ? "DEAD"
+                                                                        : "PENDING";
+  micros next = now + retry_delay(ch, d.attempts);
+  auto r = c.query(outcome_sql, d.org_id, d.id, node, d.attempts, status, next,
+                   res.sent ? std::string{} : res.error, res.ambiguous, now,
+                   status == "DEAD" ? ch.failover_to : std::string{});
+  recorded_outcome out;
+  if (r.rows() == 0)
+    return out; // the claim lapsed and was taken over: its new holder records instead
+  out.status = r.str(0, 0);
+  out.next_attempt_at = r.opt_int64(0, 1);
+  out.dead_letter_id = r.opt_int64(0, 2);
+  out.failover_delivery_id = r.opt_int64(0, 3);
+  return out;
+}
+
+std::vector<dead_letter_record> list_dead_letters(connection& c, int64_t org_id, int limit) {
+  auto r = c.query("SELECT id, delivery_id, incident_id, channel, target, reason, "
+                   "belay_us(failed_at) FROM dead_letter WHERE org_id = $1 "
+                   "ORDER BY id DESC LIMIT $2",
+                   org_id, limit);
+  std::vector<dead_letter_record> out;
+  for (int i = 0; i < r.rows(); ++i)
+    out.push_back({r.int64(i, 0), r.int64(i, 1), r.int64(i, 2), r.str(i, 3), r.str(i, 4),
+                   r.str(i, 5), r.int64(i, 6)});
+  return out;
+}
+
+replay_result replay_dead_letter(connection& c, int64_t org_id, int64_t dead_letter_id,
+                                 micros now) {
+  auto r = c.query(replay_sql, org_id, dead_letter_id, now);
+  if (r.rows() == 1)
+    return {reply_code::ok, r.int64(0, 0), r.str(0, 1)};
+  auto exists = c.query("SELECT 1 FROM dead_letter WHERE org_id = $1 AND id = $2", org_id,
+                        dead_letter_id);
+  return {exists.rows() ? reply_code::conflict : reply_code::not_found, 0, {}};
+}
+
+} // namespace belay::storage

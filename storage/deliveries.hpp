@@ -1,0 +1,86 @@
+// Every SQL statement about the outbox: claiming due deliveries, recording outcomes
+// (retry, sent, dead letter, failover), dead letters and their replay.
+#pragma once
+
+#include "actors/fwd.hpp"
+#include "protocol/model.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace belay::storage {
+
+class connection;
+
+std::vector<channel_config> load_channels(connection& c);
+
+// A delivery this node has claimed, with what a transport needs to render the page.
+struct claimed_delivery {
+  delivery_record delivery; // attempts already counts the attempt about to be made
+  incident_record incident; // id, dedup_key, title, severity, status
+};
+
+struct claim_request {
+  int64_t org_id = 0;
+  std::string channel;
+  std::string node;
+  micros now = 0;
+  micros lease_until = 0; // a claim not settled by then returns to the pool (G6)
+  int limit = 64;
+};
+
+// Claims due PENDING rows and CLAIMED rows whose lease lapsed, with FOR UPDATE SKIP
+// LOCKED so concurrent claimers never take the same row. Deliveries of acknowledged
+// or resolved incidents are never claimed (G4); replays are, by an operator's choice.
+std::vector<claimed_delivery> claim_due(connection& c, const claim_request& r);
+
+struct attempt_result {
+  bool sent = false;
+  bool permanent = false;
+  bool ambiguous = false;
+  std::string error;
+};
+
+struct recorded_outcome {
+  std::string status; // SENT, PENDING (retry), DEAD, CANCELLED, or "" when the claim was lost
+  std::optional<micros> next_attempt_at;
+  std::optional<int64_t> dead_letter_id;
+  std::optional<int64_t> failover_delivery_id;
+};
+
+// Records one attempt's outcome, only if this node still holds the claim. A failed
+// attempt is retried after min(base * 2^(attempts-1), cap) until max_attempts, then
+// becomes DEAD with a dead_letter row, and a failover delivery when the channel
+// names one. Timeline entries are written in the same statement.
+recorded_outcome record_outcome(connection& c, const claimed_delivery& d,
+                                const channel_config& ch, const std::string& node,
+                                const attempt_result& r, micros now);
+
+// Returns the claims whose lease lapsed (their node died mid-send) to the pool, due
+// at once: the page is sent again, at least once (G6). Returns (org, channel) of each.
+std::vector<std::pair<int64_t, std::string>> release_expired_claims(connection& c, micros now);
+
+micros retry_delay(const channel_config& ch, int failed_attempts);
+
+std::vector<dead_letter_record> list_dead_letters(connection& c, int64_t org_id, int limit);
+
+struct replay_result {
+  reply_code code = reply_code::ok; // ok, not_found, conflict (already replayed)
+  int64_t delivery_id = 0;
+  std::string channel;
+};
+
+// A fresh delivery for the dead letter's recipient only, due at once.
+replay_result replay_dead_letter(connection& c, int64_t org_id, int64_t dead_letter_id,
+                                 micros now);
+
+} // namespace belay::storage
+
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<belay::channel_config>)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<belay::storage::claimed_delivery>)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::storage::recorded_outcome)
+namespace belay::storage {
+using released_claims = std::vector<std::pair<int64_t, std::string>>;
+}
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::storage::released_claims)
