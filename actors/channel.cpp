@@ -119,7 +119,9 @@ struct sender_state {
   static inline const char* name = "sender";
 };
 
-caf::behavior sender(caf::stateful_actor<sender_state>*) {
+// `index` only names the worker; it also keeps CAF 0.17 off its argument-less spawn
+// path, which trips UBSan.
+caf::behavior sender(caf::stateful_actor<sender_state>*, size_t /*index*/) {
   return {
     [](atom::run, const channel_config& ch, const transport::page& p) {
       return transport::send(ch, p);
@@ -153,8 +155,10 @@ caf::behavior channel(caf::stateful_actor<channel_state>* self, channel_config c
 }
 
 caf::actor spawn_senders(caf::actor_system& sys, size_t workers, bool detached) {
-  auto factory = [&sys, detached] {
-    return detached ? sys.spawn<caf::detached>(sender) : sys.spawn(sender);
+  auto index = std::make_shared<size_t>(0);
+  auto factory = [&sys, detached, index] {
+    auto i = (*index)++;
+    return detached ? sys.spawn<caf::detached>(sender, i) : sys.spawn(sender, i);
   };
   return caf::actor_pool::make(sys.dummy_execution_unit(), workers, factory,
                                caf::actor_pool::round_robin());

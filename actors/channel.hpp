@@ -18,25 +18,6 @@
 
 namespace belay {
 
-struct scheduled_retry {
-  int64_t delivery_id = 0;
-  int64_t incident_id = 0;
-  std::string target;
-  int attempt = 0; // the attempt that will be made
-  micros due_at = 0;
-};
-
-struct channel_view {
-  channel_config config; // secrets included: render only what is safe
-  size_t queued = 0;     // claimed, waiting for a sender
-  size_t in_flight = 0;  // being sent
-  uint64_t sent = 0;
-  uint64_t failed = 0;   // failed attempts that were retried (or cancelled by an ack)
-  uint64_t dead = 0;
-  uint64_t ambiguous = 0;
-  std::vector<scheduled_retry> retries;
-};
-
 struct delivery_options {
   double claim_lease_seconds = 300;
   int claim_batch = 64;
@@ -70,4 +51,3 @@ caf::actor spawn_senders(caf::actor_system& sys, size_t workers, bool detached);
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::channel_config)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::transport::page)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::transport::send_result)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::channel_view)

@@ -1,5 +1,6 @@
 #include "actors/dispatcher.hpp"
 
+#include "actors/gather.hpp"
 #include "actors/storage.hpp"
 #include "storage/deliveries.hpp"
 
@@ -80,6 +81,29 @@ caf::behavior dispatcher(caf::stateful_actor<dispatcher_state>* self, caf::actor
             spdlog::error("dispatcher: cannot release lapsed claims: {}", to_string(err));
           });
       self->delayed_send(self, self->state.opts.poll_interval, atom::poll_v);
+    },
+    [self](atom::replay, int64_t org, int64_t dead_letter)
+      -> caf::result<storage::replay_result> {
+      auto rp = self->make_response_promise<storage::replay_result>();
+      auto job = make_db_job([org, dead_letter, at = now(self)](storage::connection& c) {
+        return storage::replay_dead_letter(c, org, dead_letter, at);
+      });
+      self->request(self->state.d.storage, caf::infinite, atom::run_v, job)
+        .then(
+          [self, rp, org](storage::replay_result& r) mutable {
+            if (r.code == reply_code::ok)
+              self->send(self, atom::nudge_v, org, r.channel);
+            rp.deliver(std::move(r));
+          },
+          [rp](caf::error& err) mutable { rp.deliver(err); });
+      return rp;
+    },
+    [self](atom::views, int64_t org) {
+      std::vector<caf::actor> of_org;
+      for (auto& [key, ch] : self->state.channels)
+        if (key.first == org)
+          of_org.push_back(ch);
+      return gather_views<channel_view>(self, of_org, std::chrono::seconds{2});
     },
     [self](atom::get) {
       std::vector<caf::actor> out;

@@ -6,6 +6,8 @@
 //   (atom::nudge)                                     poll every channel
 //   (atom::poll)                                      periodic timer
 //   (atom::get) -> std::vector<caf::actor>            the channel actors
+//   (atom::views, int64_t org) -> std::vector<channel_view>
+//   (atom::replay, int64_t org, int64_t dead_letter) -> storage::replay_result
 #pragma once
 
 #include "actors/channel.hpp"

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "protocol/model.hpp"
+#include "protocol/views.hpp"
 
 #include <caf/fwd.hpp>
 #include <caf/type_id.hpp>
@@ -55,14 +56,6 @@ struct transition_reply {
 // A unit of blocking database work, run by a storage worker on its own connection.
 using db_job = std::function<caf::message(storage::connection&)>;
 
-// The live view of one incident actor, for the inspector.
-struct incident_view {
-  incident_record incident;
-  std::string actor_id;
-  micros up_since = 0;
-  size_t mailbox = 0;
-};
-
 } // namespace belay
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::trigger_command)
@@ -73,6 +66,9 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::db_job)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::incident_record)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::incident_view)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<belay::incident_view>)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::registry_stats)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::channel_view)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<belay::channel_view>)
 
 CAF_BEGIN_TYPE_ID_BLOCK(belay, caf::first_custom_type_id)
   CAF_ADD_ATOM(belay, belay::atom, run, "run")
@@ -86,4 +82,6 @@ CAF_BEGIN_TYPE_ID_BLOCK(belay, caf::first_custom_type_id)
   CAF_ADD_ATOM(belay, belay::atom, nudge, "nudge")
   CAF_ADD_ATOM(belay, belay::atom, poll, "poll")
   CAF_ADD_ATOM(belay, belay::atom, outcome, "outcome")
+  CAF_ADD_ATOM(belay, belay::atom, views, "views")
+  CAF_ADD_ATOM(belay, belay::atom, replay, "replay")
 CAF_END_TYPE_ID_BLOCK(belay)

@@ -123,6 +123,12 @@ caf::behavior incident(caf::stateful_actor<incident_state>* self, incident_recor
           [rp](caf::error& err) mutable { rp.deliver(err); });
       return rp;
     },
+    [self](atom::trigger, const incident_record& seen) {
+      // A duplicate was absorbed: only the evidence counters changed.
+      auto& rec = self->state.record;
+      rec.event_count = std::max(rec.event_count, seen.event_count);
+      rec.last_seen_at = std::max(rec.last_seen_at, seen.last_seen_at);
+    },
     [self](atom::get) {
       auto& st = self->state;
       return incident_view{st.record, std::to_string(self->id()), st.up_since,

@@ -2,6 +2,7 @@
 //
 //   (atom::fire, uint64_t generation)        timer: fire the due step or end the grace period
 //   (atom::transit, transition_command) -> transition_reply   ack / resolve, after commit
+//   (atom::trigger, incident_record)         a duplicate was absorbed: fresh counters
 //   (atom::get) -> incident_view
 //
 // A step fires as one compare-and-set transaction (storage::fire_step). Timers carry

@@ -1,5 +1,6 @@
 #include "actors/registry.hpp"
 
+#include "actors/gather.hpp"
 #include "actors/incident.hpp"
 #include "actors/storage.hpp"
 #include "storage/incidents.hpp"
@@ -110,7 +111,10 @@ caf::behavior registry(caf::stateful_actor<registry_state>* self, deps d) {
             else
               ++st.stats.deduplicated;
             trigger_reply reply{reply_code::ok, r.created, r.held.incident};
-            hold(self, std::move(r.held));
+            if (auto it = st.by_id.find(r.held.incident.id); it != st.by_id.end())
+              self->send(it->second, atom::trigger_v, r.held.incident); // fresh counts
+            else
+              hold(self, std::move(r.held));
             rp.deliver(std::move(reply));
           },
           [rp](caf::error& err) mutable { rp.deliver(err); });
@@ -155,6 +159,13 @@ caf::behavior registry(caf::stateful_actor<registry_state>* self, deps d) {
           },
           [rp](caf::error& err) mutable { rp.deliver(err); });
       return rp;
+    },
+    [self](atom::views, int64_t org) {
+      std::vector<caf::actor> of_org;
+      for (auto& [id, actor] : self->state.by_id)
+        if (self->state.held[actor->address()].first == org)
+          of_org.push_back(actor);
+      return gather_views<incident_view>(self, of_org, std::chrono::seconds{2});
     },
     [self](atom::get, int64_t id) {
       auto it = self->state.by_id.find(id);

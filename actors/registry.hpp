@@ -7,7 +7,7 @@
 //   (atom::adopt) -> size_t                                  incidents adopted
 //   (atom::get) -> registry_stats
 //   (atom::get, int64_t incident_id) -> caf::actor          the live actor, or none
-//   (atom::inspect) -> std::vector<incident_view>
+//   (atom::views, int64_t org) -> std::vector<incident_view>  asks each of the org's actors
 #pragma once
 
 #include "actors/deps.hpp"
@@ -20,13 +20,6 @@
 #include <utility>
 
 namespace belay {
-
-struct registry_stats {
-  size_t held = 0;
-  uint64_t created = 0;
-  uint64_t deduplicated = 0;
-  uint64_t respawned = 0;
-};
 
 struct registry_state {
   static inline const char* name = "registry";
@@ -42,4 +35,3 @@ caf::behavior registry(caf::stateful_actor<registry_state>* self, deps d);
 
 } // namespace belay
 
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::registry_stats)

@@ -2,8 +2,11 @@
 // actor (or reads storage) and renders with protocol/.
 #pragma once
 
+#include "protocol/views.hpp"
+
 #include <caf/actor.hpp>
 
+#include <atomic>
 #include <chrono>
 
 namespace caf {
@@ -23,14 +26,20 @@ class key_store;
 struct api {
   caf::actor_system& sys;
   caf::actor registry;
+  caf::actor dispatcher;
   storage::pool& db;
   key_store& keys;
+  node_info node;              // id, version, started_at
+  size_t storage_workers = 0;
+  std::atomic<bool> stopping{false}; // long-lived streams end when set
   std::chrono::milliseconds actor_timeout{10'000};
 };
 
 void add_health_routes(httplib::Server& http, api& a);
 void add_incident_routes(httplib::Server& http, api& a);
 void add_ingest_routes(httplib::Server& http, api& a);
+void add_dead_letter_routes(httplib::Server& http, api& a);
+void add_inspector_routes(httplib::Server& http, api& a);
 
 // 512 KiB: larger bodies are refused with 413 before any handler runs.
 inline constexpr size_t max_body_bytes = 512 * 1024;

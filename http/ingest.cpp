@@ -25,6 +25,12 @@ void pagerduty(api& a, const httplib::Request& req, httplib::Response& res) {
   auto parsed = protocol::parse_pd_event(req.body);
   if (auto* errors = std::get_if<std::vector<std::string>>(&parsed))
     return reply_json(res, 400, protocol::render_pd_invalid(*errors));
+  // The whole body is kept as evidence, unknown fields included.
+  if (auto bad = find_unstorable(req.body))
+    return reply_json(res, 400,
+                      protocol::render_pd_invalid(
+                          {"'" + bad->field + "' must not contain " +
+                           (bad->nul ? "NUL characters" : "unpaired surrogates")}));
   auto& ev = std::get<protocol::pd_event>(parsed);
   auto integration = a.keys.integration_for(ev.routing_key);
   if (!integration || integration->type != "events")
@@ -52,13 +58,22 @@ void pagerduty(api& a, const httplib::Request& req, httplib::Response& res) {
 }
 
 void alertmanager(api& a, const httplib::Request& req, httplib::Response& res) {
-  auto integration = a.keys.integration_for(bearer_key(req));
+  auto key = bearer_key(req);
+  if (key.empty())
+    return reply_error(
+        res, 401, "missing_key",
+        "send an alertmanager integration key as 'Authorization: Bearer <key>'");
+  auto integration = a.keys.integration_for(key);
   if (!integration || integration->type != "alertmanager")
     return reply_error(res, 401, "unknown_key",
-                       "send an alertmanager integration key as 'Authorization: Bearer <key>'");
+                       "the alertmanager integration key is not known");
   auto parsed = protocol::parse_alertmanager(req.body);
   if (auto* err = std::get_if<protocol::error>(&parsed))
     return reply_error(res, *err);
+  // Each alert is stored whole; checking them all first keeps a bad alert from failing
+  // the batch halfway, after the alerts before it were written.
+  if (auto bad = find_unstorable(req.body, "alerts"))
+    return reply_error(res, unstorable_error(*bad));
   protocol::am_counts counts;
   for (auto& alert : std::get<protocol::am_webhook>(parsed).alerts) {
     if (alert.status == "firing") {

@@ -104,7 +104,9 @@ int serve(const belay::settings& s) {
 
   belay::storage::pool db{s.database_url, static_cast<size_t>(s.db_connections)};
   belay::key_store keys{db};
-  belay::server http{belay::api{sys, node.registry, db, keys}, s.http_threads};
+  belay::node_info info{s.node_id, BELAY_VERSION, node.d.clock.at(sys.clock().now()), 0};
+  belay::api a{sys, node.registry, node.dispatcher, db, keys, info, opts.storage_workers};
+  belay::server http{a, s.http_threads};
   int port = http.bind(s.listen, s.port);
   if (port < 0) {
     spdlog::error("cannot listen on {}:{} (address in use?)", s.listen, s.port);

@@ -8,11 +8,11 @@
 namespace belay {
 
 struct server::impl {
-  api a;
+  api& a;
   httplib::Server http;
 };
 
-server::server(api a, int threads) : impl_(new impl{a, {}}) {
+server::server(api& a, int threads) : impl_(new impl{a, {}}) {
   auto& http = impl_->http;
   // Without TCP_NODELAY every response waits for the client's delayed ACK (STACK.md).
   http.set_tcp_nodelay(true);
@@ -61,6 +61,8 @@ server::server(api a, int threads) : impl_(new impl{a, {}}) {
   add_health_routes(http, impl_->a);
   add_incident_routes(http, impl_->a);
   add_ingest_routes(http, impl_->a);
+  add_dead_letter_routes(http, impl_->a);
+  add_inspector_routes(http, impl_->a);
 }
 
 server::~server() = default;
@@ -73,6 +75,9 @@ int server::bind(const std::string& address, int port) {
 
 void server::run() { impl_->http.listen_after_bind(); }
 
-void server::stop() { impl_->http.stop(); }
+void server::stop() {
+  impl_->a.stopping = true;
+  impl_->http.stop();
+}
 
 } // namespace belay

@@ -9,7 +9,8 @@ namespace belay {
 
 class server {
 public:
-  server(api a, int threads);
+  // `a` must outlive the server.
+  server(api& a, int threads);
   ~server();
   // Binds the listening socket; port 0 picks a free one. Returns the bound port or -1.
   int bind(const std::string& address, int port);

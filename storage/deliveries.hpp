@@ -80,6 +80,7 @@ replay_result replay_dead_letter(connection& c, int64_t org_id, int64_t dead_let
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<belay::channel_config>)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<belay::storage::claimed_delivery>)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::storage::recorded_outcome)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::storage::replay_result)
 namespace belay::storage {
 using released_claims = std::vector<std::pair<int64_t, std::string>>;
 }

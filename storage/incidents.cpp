@@ -137,7 +137,8 @@ WITH cas AS (
   SELECT cas.org_id, cas.id, belay_ts($10), 'step_fired',
          jsonb_build_object('step', $3::int, 'loop', $4::int,
                             'deliveries', (SELECT count(*) FROM pages),
-                            'scheduledAt', belay_ts($12))
+                            'scheduledAt', to_char(belay_ts($12) AT TIME ZONE 'UTC',
+                                                   'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
   FROM cas
 )
 SELECT * FROM cas)sql";

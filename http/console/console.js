@@ -1,0 +1,548 @@
+// belay inspector console: one page, no framework. Data arrives as inspector snapshots
+// (DESIGN.md section 7) over a server-sent-event stream read with fetch(), so the API key
+// travels in the Authorization header and never in a URL; polling takes over when the
+// stream fails. Every piece of data reaches the page through textContent, never as HTML.
+'use strict';
+
+(() => {
+  const KEY_ITEM = 'belay.apiKey';
+  const OPERATOR_ITEM = 'belay.operator';
+  const POLL_MS = 2000;
+  const STREAM_RETRY_MS = 10000;
+
+  const $ = (id) => document.getElementById(id);
+
+  // el('td', {className: 'num'}, 'text', childNode): strings become text nodes.
+  function el(tag, props, ...children) {
+    const node = document.createElement(tag);
+    for (const [name, value] of Object.entries(props || {})) {
+      if (value === undefined || value === null || value === false) continue;
+      if (name === 'dataset') Object.assign(node.dataset, value);
+      else if (name === 'onclick') node.addEventListener('click', value);
+      else if (name in node) node[name] = value;
+      else node.setAttribute(name, value);
+    }
+    for (const child of children) {
+      if (child === null || child === undefined || child === false) continue;
+      node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+    }
+    return node;
+  }
+
+  class Unauthorized extends Error {}
+
+  let apiKey = sessionStorage.getItem(KEY_ITEM);
+  let session = null; // {controller, mode, pollTimer, retryTimer}
+  let snapshot = null;
+  let receivedAt = 0; // local Date.now() when `snapshot` arrived
+  let clockOffsetMs = 0; // the node's clock minus ours: countdowns follow the node's time
+  const pendingIncidents = new Set();
+  const pendingReplays = new Set();
+  // Incidents as returned by ack/resolve, shown until a snapshot catches up with them.
+  const answered = new Map();
+
+  // ---- HTTP --------------------------------------------------------------------------
+
+  async function api(path, {method = 'GET', body} = {}) {
+    const headers = {Authorization: 'Bearer ' + apiKey, Accept: 'application/json'};
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    const res = await fetch(path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      cache: 'no-store',
+      signal: session ? session.controller.signal : undefined,
+    });
+    if (res.status === 401) {
+      signOut('The server refused this key (401). Enter an org API key.');
+      throw new Unauthorized('unauthorized');
+    }
+    return res;
+  }
+
+  async function problem(res) {
+    try {
+      const body = await res.json();
+      if (body && body.error && body.error.message) return `${body.error.message} (HTTP ${res.status})`;
+    } catch (_) { /* not JSON: fall through */ }
+    return `HTTP ${res.status}`;
+  }
+
+  async function refresh() {
+    const res = await api('/api/v1/inspector');
+    if (!res.ok) throw new Error('inspector: ' + (await problem(res)));
+    accept(await res.json());
+  }
+
+  // ---- session: stream first, polling as the fallback ---------------------------------
+
+  async function start() {
+    stopSession();
+    const s = (session = {controller: new AbortController(), mode: 'connecting'});
+    setConnection('connecting', 'asking the node for a first snapshot');
+    try {
+      await refresh();
+    } catch (e) {
+      if (e instanceof Unauthorized || s !== session) return;
+      showConsole();
+      s.why = e.message;
+      setConnection('offline', e.message);
+      startPolling(s);
+      scheduleStreamRetry(s);
+      return;
+    }
+    showConsole();
+    openStream(s);
+  }
+
+  async function openStream(s) {
+    if (s !== session) return;
+    let res;
+    try {
+      res = await fetch('/api/v1/inspector/stream', {
+        headers: {Authorization: 'Bearer ' + apiKey, Accept: 'text/event-stream'},
+        cache: 'no-store',
+        signal: s.controller.signal,
+      });
+    } catch (e) {
+      if (s === session) streamFailed(s, 'stream: ' + e.message);
+      return;
+    }
+    if (res.status === 401) {
+      signOut('The server refused this key (401). Enter an org API key.');
+      return;
+    }
+    if (!res.ok || !res.body) {
+      streamFailed(s, 'stream: ' + (await problem(res)));
+      return;
+    }
+    const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+    const push = eventStreamParser((event, data) => {
+      if (event !== 'snapshot' || s !== session) return;
+      try {
+        accept(JSON.parse(data));
+      } catch (e) {
+        setConnection(s.mode, 'a snapshot did not parse: ' + e.message);
+        return;
+      }
+      if (s.mode !== 'live') {
+        s.mode = 'live';
+        stopPolling(s);
+        setConnection('live', 'server-sent events from /api/v1/inspector/stream');
+      }
+    });
+    try {
+      for (;;) {
+        const {value, done} = await reader.read();
+        if (done) break;
+        push(value);
+      }
+      if (s === session) streamFailed(s, 'the node closed the stream');
+    } catch (e) {
+      if (s === session && !s.controller.signal.aborted) streamFailed(s, 'stream broke: ' + e.message);
+    }
+  }
+
+  function streamFailed(s, why) {
+    s.mode = 'polling';
+    s.why = why;
+    setConnection('polling', why);
+    startPolling(s);
+    scheduleStreamRetry(s);
+  }
+
+  function scheduleStreamRetry(s) {
+    clearTimeout(s.retryTimer);
+    s.retryTimer = setTimeout(() => openStream(s), STREAM_RETRY_MS);
+  }
+
+  function startPolling(s) {
+    if (s.pollTimer) return;
+    const poll = async () => {
+      if (s !== session || s.mode === 'live') {
+        s.pollTimer = null;
+        return;
+      }
+      try {
+        await refresh();
+        if (s === session && s.mode !== 'live') {
+          s.mode = 'polling';
+          setConnection('polling', s.why);
+        }
+      } catch (e) {
+        if (e instanceof Unauthorized || s !== session) return;
+        setConnection('offline', e.message);
+      }
+      if (s === session && s.mode !== 'live') s.pollTimer = setTimeout(poll, POLL_MS);
+      else s.pollTimer = null;
+    };
+    s.pollTimer = setTimeout(poll, 0);
+  }
+
+  function stopPolling(s) {
+    clearTimeout(s.pollTimer);
+    s.pollTimer = null;
+  }
+
+  function stopSession() {
+    if (!session) return;
+    session.controller.abort();
+    stopPolling(session);
+    clearTimeout(session.retryTimer);
+    session = null;
+  }
+
+  // Parses text/event-stream chunks (WHATWG HTML, "Parsing an event stream") and calls
+  // onEvent(type, data) for each complete event.
+  function eventStreamParser(onEvent) {
+    let buffer = '';
+    let type = '';
+    let data = [];
+    return (chunk) => {
+      buffer += chunk;
+      // A chunk ending in "\r" may be half of a "\r\n": keep it for the next chunk.
+      const cut = buffer.endsWith('\r') ? buffer.length - 1 : buffer.length;
+      const lines = buffer.slice(0, cut).split(/\r\n|\r|\n/);
+      buffer = lines.pop() + buffer.slice(cut);
+      for (const line of lines) {
+        if (line === '') {
+          if (data.length) onEvent(type || 'message', data.join('\n'));
+          type = '';
+          data = [];
+          continue;
+        }
+        if (line.startsWith(':')) continue;
+        const colon = line.indexOf(':');
+        const field = colon < 0 ? line : line.slice(0, colon);
+        let value = colon < 0 ? '' : line.slice(colon + 1);
+        if (value.startsWith(' ')) value = value.slice(1);
+        if (field === 'event') type = value;
+        else if (field === 'data') data.push(value);
+      }
+    };
+  }
+
+  // ---- key prompt and header ----------------------------------------------------------
+
+  function showLogin(message) {
+    $('console').hidden = true;
+    $('operator-label').hidden = true;
+    $('sign-out').hidden = true;
+    $('login').hidden = false;
+    $('login-error').textContent = message || '';
+    $('login-submit').disabled = false;
+    $('api-key').value = '';
+    $('api-key').focus();
+  }
+
+  function showConsole() {
+    $('login').hidden = true;
+    $('console').hidden = false;
+    $('operator-label').hidden = false;
+    $('sign-out').hidden = false;
+  }
+
+  function signOut(message) {
+    stopSession();
+    apiKey = null;
+    sessionStorage.removeItem(KEY_ITEM);
+    snapshot = null;
+    answered.clear();
+    for (const id of ['incidents', 'dead-letters']) $(id).tBodies[0].replaceChildren();
+    $('channels').replaceChildren();
+    $('node').textContent = 'not connected';
+    setConnection('idle', '');
+    showLogin(message);
+  }
+
+  function setConnection(state, detail) {
+    const text = {
+      idle: 'not connected',
+      connecting: 'connecting…',
+      live: 'live',
+      polling: `polling every ${POLL_MS / 1000} s`,
+      offline: 'offline, retrying',
+    }[state];
+    $('connection').dataset.state = state;
+    $('connection').title = detail || '';
+    $('connection-text').textContent = text;
+  }
+
+  let noticeTimer = null;
+  function notice(text, bad) {
+    const box = $('notice');
+    box.textContent = text;
+    box.classList.toggle('bad', !!bad);
+    box.hidden = false;
+    clearTimeout(noticeTimer);
+    noticeTimer = setTimeout(() => (box.hidden = true), bad ? 15000 : 6000);
+  }
+
+  function operatorName() {
+    return $('operator').value.trim();
+  }
+
+  // ---- actions ------------------------------------------------------------------------
+
+  async function incidentAction(id, action) {
+    const by = operatorName();
+    if (action === 'ack' && !by) {
+      $('operator').classList.add('missing');
+      $('operator').focus();
+      notice('Type your name in "acting as" first: an acknowledgement records who took it.', true);
+      return;
+    }
+    pendingIncidents.add(id);
+    render();
+    try {
+      const res = await api(`/api/v1/incidents/${encodeURIComponent(id)}/${action}`, {
+        method: 'POST',
+        body: by ? {by} : {},
+      });
+      const verb = action === 'ack' ? 'acknowledge' : 'resolve';
+      if (!res.ok) {
+        notice(`Could not ${verb} incident ${id}: ${await problem(res)}`, true);
+        return;
+      }
+      const {incident} = await res.json();
+      if (incident) answered.set(String(incident.id), incident);
+      notice(action === 'ack' ? `Incident ${id} acknowledged by ${by}.` : `Incident ${id} resolved.`);
+      refresh().catch(() => {});
+    } catch (e) {
+      if (!(e instanceof Unauthorized)) notice(`Incident ${id}: ${e.message}`, true);
+    } finally {
+      pendingIncidents.delete(id);
+      render();
+    }
+  }
+
+  async function replay(id) {
+    pendingReplays.add(id);
+    render();
+    try {
+      const res = await api(`/api/v1/dead-letters/${encodeURIComponent(id)}/replay`, {method: 'POST'});
+      if (res.ok) notice(`Dead letter ${id} replayed: a new delivery is queued.`);
+      else notice(`Could not replay dead letter ${id}: ${await problem(res)}`, true);
+      refresh().catch(() => {});
+    } catch (e) {
+      if (!(e instanceof Unauthorized)) notice(`Dead letter ${id}: ${e.message}`, true);
+    } finally {
+      pendingReplays.delete(id);
+      render();
+    }
+  }
+
+  // ---- rendering ----------------------------------------------------------------------
+
+  function accept(next) {
+    snapshot = next;
+    receivedAt = Date.now();
+    const nodeNow = Date.parse(next.node && next.node.now);
+    clockOffsetMs = Number.isFinite(nodeNow) ? nodeNow - receivedAt : 0;
+    render();
+  }
+
+  const nodeNowMs = () => Date.now() + clockOffsetMs;
+  const timeOf = (text) => (text ? Date.parse(text) : NaN);
+
+  function duration(ms) {
+    const s = Math.floor(Math.abs(ms) / 1000);
+    if (s < 60) return `${s}s`;
+    const pad = (n) => String(n).padStart(2, '0');
+    if (s < 3600) return `${Math.floor(s / 60)}m ${pad(s % 60)}s`;
+    if (s < 86400) return `${Math.floor(s / 3600)}h ${pad(Math.floor(s / 60) % 60)}m`;
+    return `${Math.floor(s / 86400)}d ${Math.floor(s / 3600) % 24}h`;
+  }
+
+  const localTime = (ms) => new Date(ms).toLocaleString();
+
+  // Brings container's children in line with items, keyed by keyOf. A child is rebuilt
+  // only when its item changed, so focus and hover survive unrelated updates.
+  const signatures = new WeakMap();
+  function reconcile(container, items, keyOf, build) {
+    const old = new Map();
+    for (const child of container.children) old.set(child.dataset.key, child);
+    items.forEach((item, i) => {
+      const key = String(keyOf(item));
+      const signature = JSON.stringify(item);
+      let node = old.get(key);
+      old.delete(key);
+      if (!node || signatures.get(node) !== signature) {
+        const fresh = build(item);
+        fresh.dataset.key = key;
+        signatures.set(fresh, signature);
+        if (node) node.replaceWith(fresh);
+        node = fresh;
+      }
+      if (container.children[i] !== node) container.insertBefore(node, container.children[i] || null);
+    });
+    for (const node of old.values()) node.remove();
+  }
+
+  function render() {
+    if (!snapshot) return;
+    renderSummary();
+    renderChannels();
+    renderIncidents();
+    renderDeadLetters();
+    tick();
+  }
+
+  function renderSummary() {
+    const reg = snapshot.registry || {};
+    const st = snapshot.storage || {};
+    $('reg-held').textContent = reg.held ?? '–';
+    $('reg-created').textContent = reg.created ?? '–';
+    $('reg-deduplicated').textContent = reg.deduplicated ?? '–';
+    $('reg-respawned').textContent = reg.respawned ?? '–';
+    $('st-workers').textContent = st.workers ?? '–';
+    $('st-pool').textContent = st.poolSize === undefined ? '–' : `${st.poolBusy} / ${st.poolSize}`;
+  }
+
+  function channelHealth(ch) {
+    if (ch.deadLetters > 0 || (ch.retriesScheduled || []).length > 0) return 'failing';
+    if (ch.failed > 0) return 'degraded';
+    return 'healthy';
+  }
+
+  function renderChannels() {
+    const channels = snapshot.channels || [];
+    $('channels-empty').hidden = channels.length > 0;
+    reconcile($('channels'), channels, (ch) => ch.name, (ch) => {
+      const health = channelHealth(ch);
+      const retries = ch.retriesScheduled || [];
+      const figure = (label, value, hot) =>
+        el('div', {}, el('dt', {}, label), el('dd', {className: hot ? 'hot' : ''}, value));
+      return el('article', {className: `channel ${health}`, dataset: {channel: ch.name}},
+        el('header', {},
+          el('span', {className: 'name'}, ch.name),
+          el('span', {className: 'type'}, ch.type),
+          el('span', {className: 'health'}, health)),
+        el('dl', {},
+          figure('queued', ch.queued),
+          figure('in flight', ch.inFlight),
+          figure('retries', retries.length, retries.length > 0),
+          figure('sent', ch.sent),
+          figure('failed', ch.failed, ch.failed > 0),
+          figure('dead letters', ch.deadLetters, ch.deadLetters > 0)),
+        retries.length === 0 ? null : el('ul', {},
+          ...retries.map((r) => el('li', {title: `delivery ${r.deliveryId}, due ${localTime(timeOf(r.dueAt))}`},
+            el('span', {}, `#${r.incidentId}`),
+            el('span', {}, `→ ${r.target}`),
+            el('span', {}, `attempt ${r.attempt}`),
+            el('span', {className: 'due', dataset: {due: r.dueAt}}, '')))));
+    });
+  }
+
+  function incidentRows() {
+    const rows = (snapshot.incidents || []).map((entry) => {
+      const id = String(entry.incident.id);
+      const fresh = answered.get(id);
+      const incident = fresh && fresh.version > entry.incident.version ? fresh : entry.incident;
+      const due = incident.status === 'RESOLVED' ? null : entry.nextTimerDue ?? incident.nextFireAt ?? null;
+      return {actorId: entry.actorId, upSince: entry.upSince, mailbox: entry.mailbox, due, incident,
+              pending: pendingIncidents.has(id)};
+    });
+    const present = new Set(rows.map((r) => String(r.incident.id)));
+    for (const id of answered.keys()) if (!present.has(id)) answered.delete(id);
+    const dueKey = (r) => (r.due ? timeOf(r.due) : Infinity);
+    return rows.sort((a, b) => dueKey(a) - dueKey(b) || a.incident.id - b.incident.id);
+  }
+
+  function renderIncidents() {
+    const rows = incidentRows();
+    $('incidents-empty').hidden = rows.length > 0;
+    $('incident-count').textContent = rows.length ? `(${rows.length})` : '';
+    reconcile($('incidents').tBodies[0], rows, (r) => r.incident.id, (r) => {
+      const inc = r.incident;
+      const id = String(inc.id);
+      const closed = inc.status === 'RESOLVED';
+      return el('tr', {dataset: {incidentId: id}, title: `actor ${r.actorId}, up since ${localTime(timeOf(r.upSince))}`},
+        el('td', {className: 'num'}, id),
+        el('td', {},
+          el('span', {className: 'title'}, inc.title),
+          el('span', {className: `sev sev-${inc.severity}`}, inc.severity),
+          el('span', {className: 'sub'}, `${inc.dedupKey} · ${inc.policy}`)),
+        el('td', {className: 'status'},
+          el('span', {className: `badge status-${inc.status}`}, inc.status),
+          inc.ackedBy ? el('span', {className: 'sub'}, `by ${inc.ackedBy}`) : null),
+        el('td', {className: 'nowrap'}, `step ${inc.currentStep} · loop ${inc.loop}`),
+        el('td', {className: 'timer', dataset: r.due ? {due: r.due} : {}}, r.due ? '' : '—'),
+        el('td', {className: 'num'}, inc.version),
+        el('td', {className: 'num'}, r.mailbox),
+        el('td', {className: 'num'}, inc.eventCount),
+        el('td', {className: 'actions'},
+          el('button', {type: 'button', className: 'ack', disabled: r.pending || closed || inc.status === 'ACKNOWLEDGED',
+                        onclick: () => incidentAction(id, 'ack')}, 'Acknowledge'),
+          el('button', {type: 'button', className: 'resolve danger', disabled: r.pending || closed,
+                        onclick: () => incidentAction(id, 'resolve')}, 'Resolve')));
+    });
+  }
+
+  function renderDeadLetters() {
+    const letters = (snapshot.deadLetters || []).map((d) => ({...d, pending: pendingReplays.has(String(d.id))}));
+    $('dead-empty').hidden = letters.length > 0;
+    $('dead-count').textContent = letters.length ? `(${letters.length})` : '';
+    reconcile($('dead-letters').tBodies[0], letters, (d) => d.id, (d) =>
+      el('tr', {dataset: {deadLetterId: String(d.id)}, title: `delivery ${d.deliveryId}`},
+        el('td', {className: 'num'}, d.id),
+        el('td', {className: 'num'}, d.incidentId),
+        el('td', {}, d.channel),
+        el('td', {}, d.target),
+        el('td', {className: 'reason'}, d.reason),
+        el('td', {className: 'timer', title: localTime(timeOf(d.failedAt)), dataset: {since: d.failedAt}}, ''),
+        el('td', {className: 'actions'},
+          el('button', {type: 'button', className: 'replay', disabled: d.pending,
+                        onclick: () => replay(String(d.id))}, 'Replay'))));
+  }
+
+  // Once a second (and after every render): countdowns, ages and the node's uptime.
+  function tick() {
+    if (!snapshot) return;
+    const now = nodeNowMs();
+    for (const node of document.querySelectorAll('[data-due]')) {
+      const left = timeOf(node.dataset.due) - now;
+      node.textContent = left >= 0 ? `in ${duration(left)}` : `overdue ${duration(left)}`;
+      node.classList.toggle('overdue', left < -1000);
+      node.classList.toggle('soon', left >= -1000 && left < 60000);
+      if (!node.title) node.title = `due ${localTime(timeOf(node.dataset.due))}`;
+    }
+    for (const node of document.querySelectorAll('[data-since]')) {
+      node.textContent = `${duration(now - timeOf(node.dataset.since))} ago`;
+    }
+    const n = snapshot.node || {};
+    const up = (n.uptimeSeconds || 0) * 1000 + (Date.now() - receivedAt);
+    $('node').textContent = `node ${n.id} · belay ${n.version} · up ${duration(up)}`;
+    $('node').title = `started ${localTime(timeOf(n.startedAt))}`;
+  }
+
+  // ---- wiring -------------------------------------------------------------------------
+
+  $('login-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    const key = $('api-key').value.trim();
+    if (!key) return;
+    apiKey = key;
+    sessionStorage.setItem(KEY_ITEM, key);
+    $('api-key').value = '';
+    $('login-error').textContent = '';
+    $('login-submit').disabled = true;
+    start();
+  });
+
+  $('sign-out').addEventListener('click', () => signOut(''));
+
+  $('operator').value = sessionStorage.getItem(OPERATOR_ITEM) || '';
+  $('operator').addEventListener('input', () => {
+    $('operator').classList.remove('missing');
+    sessionStorage.setItem(OPERATOR_ITEM, operatorName());
+  });
+
+  setInterval(tick, 1000);
+  if (apiKey) {
+    $('login').hidden = true;
+    start();
+  } else {
+    showLogin('');
+  }
+})();
