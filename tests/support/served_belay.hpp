@@ -1,0 +1,83 @@
+// The real binary over HTTP against a private schema: one or more `belay serve`
+// processes provisioned from a temporary file, plus small JSON request helpers for
+// the end-to-end tests in tests/http/.
+#pragma once
+
+#include "support/belay_process.hpp"
+#include "support/test_database.hpp"
+
+#include <chrono>
+#include <functional>
+#include <rapidjson/document.h>
+#include <string>
+#include <vector>
+
+namespace belay::test {
+
+// Orgs "alpha" and "beta", each with API key "<org>-key", a log channel, policy
+// "default" (step 0 at once to "#ops", step 1 a day later to "lead": nothing else fires
+// during a test), an events integration "<org>-routing" and an alertmanager
+// integration "<org>-am".
+std::string two_orgs();
+
+// Writes `json` to a fresh temporary file, removed on destruction.
+class temp_file {
+public:
+  explicit temp_file(const std::string& json);
+  ~temp_file();
+  temp_file(const temp_file&) = delete;
+  temp_file& operator=(const temp_file&) = delete;
+  const std::string& path() const { return path_; }
+
+private:
+  std::string path_;
+};
+
+struct reply {
+  int status = 0; // 0: no answer at all
+  std::string body;
+  rapidjson::Document json; // null when the body is not JSON
+};
+
+class served_belay {
+public:
+  // Starts `nodes` processes ("node-0", "node-1", …) sharing one database.
+  explicit served_belay(const std::string& provisioning = two_orgs(), int nodes = 1);
+
+  test_database db;
+
+  reply post(const std::string& path, const std::string& body, const std::string& key,
+             int node = 0);
+  reply get(const std::string& path, const std::string& key, int node = 0);
+  // The native trigger: POST /api/v1/incidents with the default policy.
+  reply trigger(const std::string& dedup_key, const std::string& key = "alpha-key",
+                int node = 0);
+  httplib::Client client(int node = 0) const { return nodes_.at(node).client(); }
+  const belay_process& process(int node = 0) const { return nodes_.at(node); }
+
+  // Rows in incident, timeline and delivery: what any write would change.
+  std::vector<int64_t> row_counts();
+  int64_t count(const std::string& sql);
+  // Waits until the incident's first ladder step has fired and its deliveries to the log
+  // channel went out, so that nothing about it changes on its own for a day.
+  void wait_settled(int64_t incident_id);
+
+private:
+  temp_file file_;
+  std::vector<belay_process> nodes_;
+};
+
+// The body parsed as JSON (a null document when it is not JSON).
+reply to_reply(const httplib::Result& r);
+
+// Polls `done` every 20 ms until it holds or `timeout` passed.
+bool eventually(const std::function<bool()>& done,
+                std::chrono::milliseconds timeout = std::chrono::seconds{10});
+
+// The error code of {"error":{"code":…}}, or "" when the body is not that shape.
+std::string error_code(const reply& r);
+std::string error_field(const reply& r);
+
+std::string bearer(const std::string& key);
+
+} // namespace belay::test
