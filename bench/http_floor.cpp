@@ -1,0 +1,46 @@
+// The HTTP floor of scripts/bench: cpp-httplib with belay's server settings (TCP_NODELAY,
+// a thread pool of the same size, the same body limit) and a handler that does nothing.
+// Whatever belay reaches above this is spent in belay itself.
+#include <httplib.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+int main(int argc, char** argv) {
+  int port = 18402;
+  int threads = 16;
+  long keep_alive_max = 0; // 0: cpp-httplib's default, as belay runs it
+  for (int i = 1; i + 1 < argc; i += 2) {
+    std::string flag = argv[i];
+    if (flag == "--port")
+      port = std::atoi(argv[i + 1]);
+    else if (flag == "--threads")
+      threads = std::atoi(argv[i + 1]);
+    else if (flag == "--keep-alive-max")
+      keep_alive_max = std::atol(argv[i + 1]);
+    else {
+      std::fprintf(stderr, "usage: http_floor [--port N] [--threads N] [--keep-alive-max N]\n");
+      return 2;
+    }
+  }
+  httplib::Server http;
+  http.set_tcp_nodelay(true);
+  http.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  http.set_payload_max_length(512 * 1024);
+  if (keep_alive_max > 0)
+    http.set_keep_alive_max_count(static_cast<size_t>(keep_alive_max));
+  http.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
+    res.set_content(R"({"status":"ok"})", "application/json");
+  });
+  http.Post(R"(/.*)", [](const httplib::Request&, httplib::Response& res) {
+    res.status = 201;
+    res.set_content(R"({"ok":true})", "application/json");
+  });
+  if (!http.listen("127.0.0.1", port)) {
+    std::fprintf(stderr, "http_floor: cannot listen on 127.0.0.1:%d\n", port);
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,232 @@
+#!/usr/bin/env python3
+"""Turns scripts/bench's measurements (one JSON object a line) into bench/results/latest.md
+and latest.json: the median of each scenario's runs, its floor or peer, the ratio, the goal
+from issue 7, and whether it is met."""
+import argparse
+import json
+import os
+import statistics
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--measurements", required=True)
+parser.add_argument("--out", required=True)
+parser.add_argument("--meta", nargs="*", default=[])
+args = parser.parse_args()
+
+meta = dict(m.split("=", 1) for m in args.meta)
+quick = meta.get("quick") == "1"
+rows_in = [json.loads(line) for line in open(args.measurements) if line.strip()]
+
+
+def runs(scenario, metric, subject):
+    return [r for r in rows_in
+            if r["scenario"] == scenario and r["metric"] == metric and r["subject"] == subject]
+
+
+def median(scenario, metric, subject="belay"):
+    """(median or None, note of the first missing run, number of runs)."""
+    rs = runs(scenario, metric, subject)
+    values = [r["value"] for r in rs if r["value"] is not None]
+    notes = [r["note"] for r in rs if r["value"] is None and r["note"]]
+    if not values:
+        return None, (notes[0] if notes else ""), len(rs)
+    return statistics.median(values), "", len(rs)
+
+
+def fmt(v, unit=""):
+    if v is None:
+        return "—"
+    if isinstance(v, float) and abs(v) < 100 and v != int(v):
+        text = f"{v:,.2f}" if abs(v) < 10 else f"{v:,.1f}"
+    else:
+        text = f"{v:,.0f}"
+    return f"{text} {unit}".strip()
+
+
+def ratio(a, b):
+    if a is None or b in (None, 0):
+        return None
+    return a / b
+
+
+def met(ok):
+    return "—" if ok is None else ("yes" if ok else "**no**")
+
+
+table = []  # dicts: scenario, metric, belay, floor, ratio, goal, met, values for JSON
+
+
+def row(scenario, metric, belay, floor="—", r=None, goal="—", ok=None, note="", data=None):
+    table.append({
+        "scenario": scenario, "metric": metric, "belay": belay, "floor": floor,
+        "ratio": "—" if r is None else f"{r:.2f}×", "goal": goal, "met": met(ok) if not note else note,
+        "data": data or {},
+    })
+
+
+def present(scenario):
+    return any(r["scenario"] == scenario for r in rows_in)
+
+
+http, _, _ = median("floors", "http_eps", "floor")
+http_ka, _, _ = median("floors", "http_ka_eps", "floor")
+db, _, _ = median("floors", "db_tps", "floor")
+am_in, _, _ = median("peer_ingest", "eps", "peer")
+am_pages, am_pages_note, _ = median("peer_notify", "pages_per_s", "peer")
+am_kib, _, _ = median("peer_notify", "kib_per_alert", "peer")
+am_kib_ingest, _, _ = median("peer_ingest", "kib_per_alert", "peer")
+
+if present("ingest_new"):
+    v, _, n = median("ingest_new", "eps")
+    r = ratio(v, http)
+    ok = None if v is None else (v >= 10000 and (r is None or r >= 0.5))
+    row("ingest-new", "events/s (durable before 2xx)", fmt(v), f"HTTP floor {fmt(http)}", r,
+        "≥ 10,000 and ≥ 0.5× floor", ok, data={"belay": v, "floor": http, "runs": n})
+    r = ratio(v, am_in)
+    row("ingest-new", "events/s vs the peer", fmt(v), f"Alertmanager ingest-only {fmt(am_in)}", r,
+        "≥ 0.8× Alertmanager", None if r is None else r >= 0.8,
+        data={"belay": v, "peer": am_in})
+    row("ingest-new", "events/s vs DB floor (context)", fmt(v),
+        f"pgbench upserts {fmt(db)}", ratio(v, db), data={"belay": v, "dbFloor": db})
+    p50, _, _ = median("ingest_new", "p50")
+    p99, _, _ = median("ingest_new", "p99")
+    f50, _, _ = median("floors", "http_p50", "floor")
+    f99, _, _ = median("floors", "http_p99", "floor")
+    row("ingest-new", "latency p50 / p99, closed loop", f"{fmt(p50)} / {fmt(p99)} ms",
+        f"HTTP floor {fmt(f50)} / {fmt(f99)} ms", data={"p50": p50, "p99": p99})
+    b, _, _ = median("ingest_new", "cpu_belay")
+    p, _, _ = median("ingest_new", "cpu_postgres")
+    m, _, _ = median("ingest_new", "cpu_machine")
+    row("ingest-new", "CPU while loaded (cores of " + meta.get("nproc", "?") + ")",
+        f"belay {fmt(b)}, postgres {fmt(p)}, machine {fmt(m)}",
+        data={"belay": b, "postgres": p, "machine": m})
+
+if present("ingest_dup"):
+    v, _, n = median("ingest_dup", "eps")
+    r = ratio(v, http)
+    ok = None if v is None else (v >= 15000 and (r is None or r >= 0.75))
+    row("ingest-dup", "events/s, 100 hot keys", fmt(v), f"HTTP floor {fmt(http)}", r,
+        "≥ 15,000 and ≥ 0.75× floor", ok, data={"belay": v, "floor": http, "runs": n})
+
+if present("latency"):
+    p50, _, _ = median("latency", "p50")
+    p99, _, n = median("latency", "p99")
+    ach, _, _ = median("latency", "achieved")
+    f50, _, _ = median("floors", "lat_p50", "floor")
+    f99, _, _ = median("floors", "lat_p99", "floor")
+    bound = "≥ " if any(r["note"] for r in runs("latency", "p99", "belay")) else ""
+    missed, _, _ = median("latency", "missed")
+    row("latency", f"p50 / p99 at {int(meta.get('latency_rate', 5000)):,} events/s offered (open loop)",
+        f"{bound}{fmt(p50)} / {bound}{fmt(p99)} ms", f"HTTP floor {fmt(f50)} / {fmt(f99)} ms", ratio(p99, f99),
+        "p99 ≤ 20 ms", None if p99 is None else p99 <= 20,
+        data={"p50": p50, "p99": p99, "floorP50": f50, "floorP99": f99, "runs": n})
+    row("latency", "answered 2xx per second during it; requests never sent in time",
+        f"{fmt(ach)}; {fmt(missed)}", data={"achieved": ach, "missed": missed})
+
+if present("ingest_page"):
+    v, note, n = median("ingest_page", "pages_per_s")
+    r = ratio(v, am_pages)
+    row("ingest+page", "pages delivered/s", fmt(v) if v is not None else note,
+        f"Alertmanager ingest+notify {fmt(am_pages) if am_pages is not None else am_pages_note}",
+        r, "≥ 2.5× Alertmanager", None if r is None else r >= 2.5,
+        note=note if v is None else "", data={"belay": v, "peer": am_pages, "runs": n})
+    e, _, _ = median("ingest_page", "eps")
+    row("ingest+page", "events/s while paging", fmt(e), data={"belay": e})
+    k, _, _ = median("ingest_page", "kib_per_incident")
+    r = ratio(k, am_kib)
+    row("ingest+page", "memory per open incident", fmt(k, "KiB"),
+        f"Alertmanager {fmt(am_kib, 'KiB')} per alert", r, "≤ 0.1× Alertmanager",
+        None if r is None else r <= 0.1, data={"belay": k, "peer": am_kib})
+
+if present("storm"):
+    t, note, n = median("storm", "last_page_s")
+    storm_goal = "≤ 5 s" + ("" if int(meta.get("storm_n", 10000)) >= 10000 else " (at 10,000)")
+    row("storm", f"last page after the last 2xx ({int(meta.get('storm_n', 10000)):,} alerts)",
+        fmt(t, "s") if t is not None else note, goal=storm_goal,
+        ok=None if t is None else t <= 5, note=note if t is None else "",
+        data={"belay": t, "runs": n})
+    c, _, _ = median("storm", "pages")
+    expect = int(meta.get("storm_n", 10000))
+    row("storm", "pages at the sink", fmt(c), goal=f"exactly {expect:,}",
+        ok=None if t is None else c == expect, note=note if t is None else "",
+        data={"belay": c})
+    s, _, _ = median("storm", "ingest_s")
+    row("storm", "time to accept them all", fmt(s, "s"), data={"belay": s})
+
+if present("delivery"):
+    v, note, n = median("delivery", "per_s")
+    row("delivery", f"outbox drain, deliveries/s ({int(meta.get('delivery_n', 0)):,} pending)",
+        fmt(v) if v is not None else note, goal="≥ 5,000", ok=None if v is None else v >= 5000,
+        note=note if v is None else "", data={"belay": v, "runs": n})
+
+target_n = 100000
+if present("scale"):
+    n_open, _, _ = median("scale", "n")
+    rss, _, _ = median("scale", "rss_mib")
+    per, _, _ = median("scale", "kib_per_incident")
+    base, _, _ = median("scale", "base_rss_mib")
+    small = n_open is not None and n_open < target_n
+    if small and per is not None:
+        projected = base + per * target_n / 1024
+        row("scale", f"RSS with {int(n_open):,} open", fmt(rss, "MiB"),
+            f"projected at {target_n:,}: {fmt(projected, 'MiB')}", goal="≤ 1 GiB at 100,000",
+            note=f"{met(projected <= 1024)} (projected)",
+            data={"rss": rss, "projected": projected, "n": n_open})
+    else:
+        row("scale", f"RSS with {int(n_open or 0):,} open", fmt(rss, "MiB"), goal="≤ 1 GiB",
+            ok=None if rss is None else rss <= 1024, data={"rss": rss, "n": n_open})
+    row("scale", "RSS per open incident", fmt(per, "KiB"),
+        f"Alertmanager {fmt(am_kib_ingest, 'KiB')} per alert (ingest only)", ratio(per, am_kib_ingest),
+        data={"belay": per, "peer": am_kib_ingest})
+    p50, _, _ = median("scale", "lateness_p50")
+    p99, _, _ = median("scale", "lateness_p99")
+    t99, _, _ = median("scale", "timer_p99")
+    fired, _, _ = median("scale", "fired")
+    row("scale", f"step lateness p50 / p99 ({fmt(fired)} steps fired, to commit)",
+        f"{fmt(p50)} / {fmt(p99)} ms", f"timer alone p99 {fmt(t99)} ms",
+        goal="p99 ≤ 250 ms", ok=None if p99 is None else p99 <= 250,
+        data={"p50": p50, "p99": p99, "timerP99": t99, "fired": fired})
+
+if present("recovery"):
+    t, _, n = median("recovery", "ready_s")
+    adopted, _, _ = median("recovery", "adopted")
+    open_n, _, _ = median("recovery", "open")
+    small = open_n is not None and open_n < target_n
+    ok = None if t is None else (t <= 10 and adopted == open_n)
+    note = ""
+    if small and ok is not None:
+        note = f"{met(ok)} at N={int(open_n):,} (not the goal's N)"
+    row("recovery", f"restart to ready with {fmt(open_n)} open", fmt(t, "s"),
+        goal="≤ 10 s at 100,000" if small else "≤ 10 s", ok=ok, note=note,
+        data={"belay": t, "adopted": adopted, "open": open_n, "runs": n})
+    row("recovery", "incidents adopted (logged)", fmt(adopted), goal=f"all {fmt(open_n)}",
+        ok=None if adopted is None else adopted == open_n, data={"adopted": adopted})
+
+if http_ka is not None:
+    row("floors", "HTTP floor with unlimited keep-alive (context)", "—",
+        f"{fmt(http_ka)} req/s vs {fmt(http)} with cpp-httplib's default (5 requests a connection)",
+        ratio(http, http_ka), data={"floorKeepAlive": http_ka, "floor": http})
+if am_kib_ingest is not None or am_in is not None:
+    am_rss, _, _ = median("peer_notify", "rss_mib", "peer")
+    row("peer", "Alertmanager RSS after the notify runs", "—", fmt(am_rss, "MiB"),
+        data={"rssMib": am_rss})
+
+header = ("| scenario | metric | belay | floor / peer | ratio | goal | met? |\n"
+          "|---|---|---|---|---|---|---|\n")
+lines = [f"| {r['scenario']} | {r['metric']} | {r['belay']} | {r['floor']} | {r['ratio']} | "
+         f"{r['goal']} | {r['met']} |" for r in table]
+mode = "quick (1 run, short durations, small N)" if quick else f"full, median of {meta.get('runs')} runs"
+md = (f"# belay benchmark — {meta.get('started', '?')}\n\n"
+      f"Commit {meta.get('commit', '?')}"
+      + (f" (working tree with {meta['dirty']} uncommitted changed files)" if meta.get("dirty", "0") != "0" else "")
+      + f", {mode}, {meta.get('nproc', '?')} cores shared by belay, "
+      f"PostgreSQL and the load tool; load average before {meta.get('load_before', '?')}, "
+      f"after {meta.get('load_after', '?')}. belay: {meta.get('http_threads')} HTTP threads, "
+      f"{meta.get('db_connections')} database connections; load: {meta.get('connections')} "
+      f"connections, {meta.get('duration_s')} s per run. Took {meta.get('elapsed_s', '?')} s.\n\n"
+      + header + "\n".join(lines) + "\n")
+os.makedirs(args.out, exist_ok=True)
+with open(os.path.join(args.out, "latest.md"), "w") as f:
+    f.write(md)
+with open(os.path.join(args.out, "latest.json"), "w") as f:
+    json.dump({"meta": meta, "rows": table, "measurements": rows_in}, f, indent=1)
