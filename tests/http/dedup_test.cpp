@@ -159,3 +159,45 @@ TEST_CASE("duplicates while acknowledged join the same incident") {
         1);
   CHECK(belay.count("SELECT count(*) FROM delivery") == deliveries); // no new page
 }
+
+TEST_CASE("concurrent resolves of one incident all succeed and resolve it once") {
+  test::served_belay belay;
+  auto opened = belay.trigger("resolve-race");
+  REQUIRE(opened.status == 201);
+  auto id = id_of(opened);
+  belay.wait_settled(id);
+
+  // Alertmanager runs as an HA pair: both send the same resolved notification at once,
+  // and a PagerDuty client may retry. Every one of them must get its 2xx.
+  const int threads = 8;
+  std::atomic<int> ready{0};
+  std::mutex mutex;
+  std::vector<std::string> answers;
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t) {
+    pool.emplace_back([&, t] {
+      ++ready;
+      while (ready < threads)
+        std::this_thread::yield();
+      test::reply r;
+      if (t % 2)
+        r = belay.post("/api/v1/incidents/" + std::to_string(id) + "/resolve", "{}",
+                       "alpha-key");
+      else
+        r = belay.post("/v2/enqueue",
+                       R"({"routing_key":"alpha-routing","event_action":"resolve",)"
+                       R"("dedup_key":"resolve-race"})",
+                       "");
+      std::lock_guard lock{mutex};
+      answers.push_back(std::to_string(r.status) + " " + r.body);
+    });
+  }
+  for (auto& th : pool)
+    th.join();
+  for (auto& a : answers) {
+    INFO(a);
+    CHECK((a.rfind("200 ", 0) == 0 || a.rfind("202 ", 0) == 0));
+  }
+  CHECK(belay.count("SELECT count(*) FROM timeline WHERE kind = 'resolved'") == 1);
+  CHECK(belay.count("SELECT count(*) FROM incident WHERE status = 'RESOLVED'") == 1);
+}
