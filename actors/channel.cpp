@@ -1,5 +1,6 @@
 #include "actors/channel.hpp"
 
+#include "actors/metrics.hpp"
 #include "actors/storage.hpp"
 #include "storage/deliveries.hpp"
 
@@ -33,6 +34,16 @@ void settle(self_ptr self, const storage::claimed_delivery& cd,
       [self, cd](storage::recorded_outcome& out) {
         auto& st = self->state;
         --st.sending;
+        static const std::map<std::string, std::string> outcome_names = {
+          {"SENT", "sent"}, {"PENDING", "retried"}, {"DEAD", "dead_lettered"},
+          {"CANCELLED", "cancelled"}};
+        if (auto it = outcome_names.find(out.status); it != outcome_names.end())
+          metrics::count("belay_deliveries_total",
+                         {{"channel", st.config.name}, {"outcome", it->second}});
+        if (out.status == "SENT")
+          metrics::observe("belay_delivery_latency_seconds",
+                           static_cast<double>(now(self) - cd.delivery.created_at) / 1e6,
+                           {{"channel", st.config.name}});
         if (out.status == "SENT")
           ++st.sent;
         else if (out.status == "DEAD")
@@ -73,8 +84,11 @@ void send_page(self_ptr self, storage::claimed_delivery cd) {
         auto& st = self->state;
         --st.waiting;
         ++st.sending;
-        if (res.ambiguous)
+        if (res.ambiguous) {
           ++st.ambiguous;
+          metrics::count("belay_deliveries_total",
+                         {{"channel", st.config.name}, {"outcome", "ambiguous"}});
+        }
         settle(self, cd, res);
       },
       [self, cd](caf::error& err) {

@@ -28,6 +28,7 @@ struct trigger_command {
   std::string details_json = "{}";
   std::string payload_json = "{}"; // kept as evidence on the incident
   bool shadow = false;
+  std::string source = "native"; // wire format, for metrics: native | events | alertmanager
 };
 
 enum class reply_code { ok, unchanged, not_found, conflict, unknown_policy };

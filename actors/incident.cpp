@@ -1,6 +1,7 @@
 #include "actors/incident.hpp"
 
 #include "actors/ladder.hpp"
+#include "actors/metrics.hpp"
 #include "actors/storage.hpp"
 #include "storage/incidents.hpp"
 
@@ -72,12 +73,22 @@ void fire(self_ptr self) {
   });
   self->request(st.d.storage, caf::infinite, atom::run_v, job)
     .await(
-      [self, fired](std::optional<incident_record>& after) {
+      [self, fired, scheduled = expected.next_fire_at.value_or(at)](
+        std::optional<incident_record>& after) {
         if (!after) {
           reload(self);
           return;
         }
         self->state.record = *after;
+        if (fired) {
+          metrics::count("belay_steps_fired_total");
+          metrics::observe("belay_step_lateness_seconds",
+                           static_cast<double>(now(self) - scheduled) / 1e6);
+          if (after->shadow)
+            metrics::count("belay_deliveries_total",
+                           {{"channel", "*"}, {"outcome", "shadowed"}},
+                           static_cast<double>(fired->targets.size()));
+        }
         if (fired && self->state.d.dispatcher && !after->shadow) {
           std::set<std::string> channels;
           for (auto& t : fired->targets)
@@ -110,7 +121,9 @@ caf::behavior incident(caf::stateful_actor<incident_state>* self, incident_recor
         [cmd, at](storage::connection& c) { return storage::apply_transition(c, cmd, at); });
       self->request(self->state.d.storage, caf::infinite, atom::run_v, job)
         .await(
-          [self, rp](transition_reply& reply) mutable {
+          [self, rp, kind = cmd.kind](transition_reply& reply) mutable {
+            if (reply.code == reply_code::ok)
+              metrics::count_transition(kind == transition::ack);
             if (reply.code == reply_code::ok || reply.code == reply_code::unchanged ||
                 reply.code == reply_code::conflict)
               self->state.record = reply.incident;

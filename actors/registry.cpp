@@ -2,6 +2,7 @@
 
 #include "actors/gather.hpp"
 #include "actors/incident.hpp"
+#include "actors/metrics.hpp"
 #include "actors/storage.hpp"
 #include "storage/incidents.hpp"
 
@@ -70,6 +71,23 @@ void respawn(self_ptr self, int64_t org, int64_t id) {
       });
 }
 
+// No live actor holds the incident here: the compare-and-set in the database is the
+// whole story.
+void transit_in_storage(self_ptr self, caf::typed_response_promise<transition_reply> rp,
+                        transition_command cmd) {
+  auto job = make_db_job([cmd, at = now(self)](storage::connection& c) {
+    return storage::apply_transition(c, cmd, at);
+  });
+  self->request(self->state.d.storage, caf::infinite, atom::run_v, job)
+    .then(
+      [rp, kind = cmd.kind](transition_reply& r) mutable {
+        if (r.code == reply_code::ok)
+          metrics::count_transition(kind == transition::ack);
+        rp.deliver(std::move(r));
+      },
+      [rp](caf::error& err) mutable { rp.deliver(err); });
+}
+
 } // namespace
 
 caf::behavior registry(caf::stateful_actor<registry_state>* self, deps d) {
@@ -100,7 +118,11 @@ caf::behavior registry(caf::stateful_actor<registry_state>* self, deps d) {
       });
       self->request(self->state.d.storage, caf::infinite, atom::run_v, job)
         .then(
-          [self, rp](storage::upsert_result& r) mutable {
+          [self, rp, source = cmd.source](storage::upsert_result& r) mutable {
+            if (r.code == reply_code::ok) // rejections are counted where they are answered
+              metrics::count("belay_events_total",
+                             {{"format", source},
+                              {"outcome", r.created ? "created" : "deduplicated"}});
             if (r.code != reply_code::ok) {
               rp.deliver(trigger_reply{r.code, false, {}});
               return;
@@ -127,21 +149,17 @@ caf::behavior registry(caf::stateful_actor<registry_state>* self, deps d) {
         auto k = st.by_key.find({cmd.org_id, cmd.dedup_key});
         id = k == st.by_key.end() ? 0 : k->second;
       }
+      auto rp = self->make_response_promise<transition_reply>();
       auto it = st.by_id.find(id);
       if (it != st.by_id.end() && st.held[it->second->address()].first == cmd.org_id) {
         cmd.incident_id = id;
-        auto rp = self->make_response_promise<transition_reply>();
-        rp.delegate(it->second, atom::transit_v, std::move(cmd));
+        // The actor may be exiting (a concurrent resolve): then the database decides.
+        self->request(it->second, caf::infinite, atom::transit_v, cmd)
+          .then([rp](transition_reply& r) mutable { rp.deliver(std::move(r)); },
+                [self, rp, cmd](caf::error&) mutable { transit_in_storage(self, rp, cmd); });
         return rp;
       }
-      // No live actor here: the compare-and-set in the database is the whole story.
-      auto rp = self->make_response_promise<transition_reply>();
-      auto job = make_db_job([cmd, at = now(self)](storage::connection& c) {
-        return storage::apply_transition(c, cmd, at);
-      });
-      self->request(st.d.storage, caf::infinite, atom::run_v, job)
-        .then([rp](transition_reply& r) mutable { rp.deliver(std::move(r)); },
-              [rp](caf::error& err) mutable { rp.deliver(err); });
+      transit_in_storage(self, rp, cmd);
       return rp;
     },
     [self](atom::adopt) -> caf::result<size_t> {

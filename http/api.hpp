@@ -40,6 +40,7 @@ void add_incident_routes(httplib::Server& http, api& a);
 void add_ingest_routes(httplib::Server& http, api& a);
 void add_dead_letter_routes(httplib::Server& http, api& a);
 void add_inspector_routes(httplib::Server& http, api& a);
+void add_metrics_routes(httplib::Server& http, api& a);
 
 // 512 KiB: larger bodies are refused with 413 before any handler runs.
 inline constexpr size_t max_body_bytes = 512 * 1024;

@@ -1,11 +1,29 @@
 #include "http/server.hpp"
 
+#include "actors/metrics.hpp"
 #include "protocol/error.hpp"
 
 #include <httplib.h>
 #include <spdlog/spdlog.h>
 
 namespace belay {
+
+namespace {
+
+// Which wire format an ingest request speaks; empty for every other request.
+std::string ingest_format(const httplib::Request& req) {
+  if (req.method != "POST")
+    return {};
+  if (req.path == "/api/v1/incidents")
+    return "native";
+  if (req.path == "/v2/enqueue")
+    return "events";
+  if (req.path == "/api/v1/integrations/alertmanager")
+    return "alertmanager";
+  return {};
+}
+
+} // namespace
 
 struct server::impl {
   api& a;
@@ -55,14 +73,28 @@ server::server(api& a, int threads) : impl_(new impl{a, {}}) {
                                                                   "the request; retry", ""}),
                       "application/json");
     });
+  // The same thread runs a request from routing to logging: a thread-local holds its
+  // start time for the ingest latency histogram.
+  static thread_local std::chrono::steady_clock::time_point started;
+  http.set_pre_routing_handler([](const httplib::Request&, httplib::Response&) {
+    started = std::chrono::steady_clock::now();
+    return httplib::Server::HandlerResponse::Unhandled;
+  });
   http.set_logger([](const httplib::Request& req, const httplib::Response& res) {
     spdlog::debug("http {} {} -> {}", req.method, req.path, res.status);
+    if (auto format = ingest_format(req); !format.empty()) {
+      std::chrono::duration<double> took = std::chrono::steady_clock::now() - started;
+      metrics::observe("belay_ingest_latency_seconds", took.count(), {{"format", format}});
+      if (res.status >= 400 && res.status < 500)
+        metrics::count("belay_events_total", {{"format", format}, {"outcome", "rejected"}});
+    }
   });
   add_health_routes(http, impl_->a);
   add_incident_routes(http, impl_->a);
   add_ingest_routes(http, impl_->a);
   add_dead_letter_routes(http, impl_->a);
   add_inspector_routes(http, impl_->a);
+  add_metrics_routes(http, impl_->a);
 }
 
 server::~server() = default;

@@ -1,0 +1,152 @@
+#include "actors/metrics.hpp"
+
+#include <array>
+#include <cmath>
+#include <sstream>
+
+namespace belay::metrics {
+
+namespace {
+
+// Latency buckets in seconds: sub-millisecond HTTP up to multi-second deliveries.
+constexpr std::array<double, 14> bounds = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
+                                           0.1,    0.25,  0.5,    1,     2.5,   5,     10};
+
+struct histogram {
+  std::array<uint64_t, bounds.size()> buckets{};
+  uint64_t count = 0;
+  double sum = 0;
+};
+
+struct family {
+  std::string type; // counter | gauge | histogram
+  std::string help;
+  std::map<labels, double> values;
+  std::map<labels, histogram> histograms;
+};
+
+const std::map<std::string, std::pair<std::string, std::string>> known = {
+  {"belay_events_total", {"counter", "Events received, by format and outcome."}},
+  {"belay_acks_total", {"counter", "Incidents acknowledged."}},
+  {"belay_resolves_total", {"counter", "Incidents resolved."}},
+  {"belay_steps_fired_total", {"counter", "Escalation steps fired."}},
+  {"belay_deliveries_total", {"counter", "Delivery attempts, by channel and outcome."}},
+  {"belay_incidents", {"gauge", "Incidents by status (non-resolved)."}},
+  {"belay_incident_actors", {"gauge", "Live incident actors on this node."}},
+  {"belay_outbox_depth", {"gauge", "Deliveries waiting to be sent (PENDING or CLAIMED)."}},
+  {"belay_outbox_oldest_due_age_seconds",
+   {"gauge", "Age of the oldest due, unsent delivery (0 when none)."}},
+  {"belay_ingest_latency_seconds", {"histogram", "Time to answer an ingest request."}},
+  {"belay_step_lateness_seconds",
+   {"histogram", "Actual minus scheduled fire time of escalation steps."}},
+  {"belay_delivery_latency_seconds",
+   {"histogram", "Time from a delivery's creation to its successful send."}},
+};
+
+std::mutex mutex;
+std::map<std::string, family>& families() {
+  static std::map<std::string, family> all;
+  return all;
+}
+
+family& get(const std::string& name, const char* type) {
+  auto& f = families()[name];
+  if (f.type.empty()) {
+    auto it = known.find(name);
+    f.type = it != known.end() ? it->second.first : type;
+    f.help = it != known.end() ? it->second.second : name;
+  }
+  return f;
+}
+
+std::string escape(const std::string& v) {
+  std::string out;
+  for (char c : v) {
+    if (c == '\\' || c == '"')
+      out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out;
+}
+
+std::string series(const std::string& name, const labels& l, const std::string& extra = "") {
+  std::string out = name;
+  if (l.empty() && extra.empty())
+    return out;
+  out += "{";
+  bool first = true;
+  for (auto& [k, v] : l) {
+    out += (first ? "" : ",") + k + "=\"" + escape(v) + "\"";
+    first = false;
+  }
+  if (!extra.empty())
+    out += (first ? "" : ",") + extra;
+  return out + "}";
+}
+
+std::string number(double v) {
+  if (std::isinf(v))
+    return v > 0 ? "+Inf" : "-Inf";
+  std::ostringstream s;
+  s.precision(15);
+  s << v;
+  return s.str();
+}
+
+} // namespace
+
+void count(const std::string& name, const labels& l, double by) {
+  std::lock_guard lock{mutex};
+  get(name, "counter").values[l] += by;
+}
+
+void set_gauge(const std::string& name, double v, const labels& l) {
+  std::lock_guard lock{mutex};
+  get(name, "gauge").values[l] = v;
+}
+
+void observe(const std::string& name, double seconds, const labels& l) {
+  std::lock_guard lock{mutex};
+  auto& h = get(name, "histogram").histograms[l];
+  for (size_t i = 0; i < bounds.size(); ++i)
+    if (seconds <= bounds[i])
+      ++h.buckets[i];
+  ++h.count;
+  h.sum += seconds;
+}
+
+double value(const std::string& name, const labels& l) {
+  std::lock_guard lock{mutex};
+  auto f = families().find(name);
+  if (f == families().end())
+    return 0;
+  auto v = f->second.values.find(l);
+  return v == f->second.values.end() ? 0 : v->second;
+}
+
+void count_transition(bool ack) { count(ack ? "belay_acks_total" : "belay_resolves_total"); }
+
+std::string render() {
+  std::lock_guard lock{mutex};
+  std::ostringstream out;
+  for (auto& [name, f] : families()) {
+    out << "# HELP " << name << " " << f.help << "\n# TYPE " << name << " " << f.type << "\n";
+    for (auto& [l, v] : f.values)
+      out << series(name, l) << " " << number(v) << "\n";
+    for (auto& [l, h] : f.histograms) {
+      for (size_t i = 0; i < bounds.size(); ++i)
+        out << series(name + "_bucket", l, "le=\"" + number(bounds[i]) + "\"") << " "
+            << h.buckets[i] << "\n";
+      out << series(name + "_bucket", l, "le=\"+Inf\"") << " " << h.count << "\n";
+      out << series(name + "_sum", l) << " " << number(h.sum) << "\n";
+      out << series(name + "_count", l) << " " << h.count << "\n";
+    }
+  }
+  return out.str();
+}
+
+} // namespace belay::metrics
