@@ -5,6 +5,8 @@
 
 #include <rapidjson/document.h>
 
+#include <cctype>
+
 namespace belay {
 
 namespace {
@@ -74,11 +76,21 @@ protocol::error unstorable_error(const unstorable_text& t) {
 }
 
 std::string bearer_key(const httplib::Request& req) {
-  auto header = req.get_header_value("Authorization");
-  constexpr std::string_view scheme = "Bearer ";
-  if (header.size() <= scheme.size() || header.compare(0, scheme.size(), scheme) != 0)
+  // The scheme is case-insensitive (RFC 7235): "bearer", "BEARER" and "Bearer" are one.
+  const std::string value = req.get_header_value("Authorization");
+  const std::string_view header = value;
+  constexpr std::string_view scheme = "bearer";
+  if (header.size() <= scheme.size() || header[scheme.size()] != ' ')
     return {};
-  return header.substr(scheme.size());
+  for (size_t i = 0; i < scheme.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(header[i])) != scheme[i])
+      return {};
+  auto key = header.substr(scheme.size());
+  auto first = key.find_first_not_of(' ');
+  auto last = key.find_last_not_of(' ');
+  if (first == std::string_view::npos)
+    return {};
+  return std::string{key.substr(first, last - first + 1)};
 }
 
 std::optional<int64_t> authenticate(api& a, const httplib::Request& req,

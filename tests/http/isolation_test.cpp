@@ -100,3 +100,22 @@ TEST_CASE("integration keys acknowledge and resolve only within their own org") 
   CHECK(row_of(belay, beta_id) == before);
   CHECK(belay.count("SELECT count(*) FROM incident") == 1);
 }
+
+TEST_CASE("keys are read whatever the case of the Bearer scheme") {
+  test::served_belay belay;
+  auto http = belay.client();
+  for (std::string scheme : {"Bearer", "bearer", "BEARER"}) {
+    INFO(scheme);
+    auto r = http.Get("/api/v1/incidents", {{"Authorization", scheme + " alpha-key"}});
+    REQUIRE(r);
+    CHECK(r->status == 200);
+    auto am = http.Post("/api/v1/integrations/alertmanager",
+                        {{"Authorization", scheme + "  alpha-am"}}, R"({"alerts":[]})",
+                        "application/json");
+    REQUIRE(am);
+    CHECK(am->status == 200);
+  }
+  auto basic = http.Get("/api/v1/incidents", {{"Authorization", "Basic YWxwaGEta2V5"}});
+  REQUIRE(basic);
+  CHECK(basic->status == 401);
+}
