@@ -136,6 +136,17 @@ caf::behavior incident(caf::stateful_actor<incident_state>* self, incident_recor
           [rp](caf::error& err) mutable { rp.deliver(err); });
       return rp;
     },
+    [self](atom::transit, const incident_record& changed) {
+      // Acknowledged or resolved in the database without us (by dedup key, or by
+      // another node): stop the ladder, or exit once resolved.
+      if (changed.version <= self->state.record.version)
+        return;
+      self->state.record = changed;
+      if (changed.status == status_resolved)
+        self->quit();
+      else
+        arm(self);
+    },
     [self](atom::trigger, const incident_record& seen) {
       // A duplicate was absorbed: only the evidence counters changed.
       auto& rec = self->state.record;

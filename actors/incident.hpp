@@ -2,6 +2,7 @@
 //
 //   (atom::fire, uint64_t generation)        timer: fire the due step or end the grace period
 //   (atom::transit, transition_command) -> transition_reply   ack / resolve, after commit
+//   (atom::transit, incident_record)         changed in the database without us: follow
 //   (atom::trigger, incident_record)         a duplicate was absorbed: fresh counters
 //   (atom::get) -> incident_view
 //

@@ -31,7 +31,6 @@ void hold(self_ptr self, storage::held_incident h) {
   auto actor = self->spawn(incident, rec, std::move(h.ladder), st.d);
   self->monitor(actor);
   st.by_id[rec.id] = actor;
-  st.by_key[{rec.org_id, rec.dedup_key}] = rec.id;
   st.held[actor->address()] = {rec.org_id, rec.id};
 }
 
@@ -40,15 +39,8 @@ void forget(self_ptr self, const caf::actor_addr& addr) {
   auto it = st.held.find(addr);
   if (it == st.held.end())
     return;
-  auto [org, id] = it->second;
+  st.by_id.erase(it->second.second);
   st.held.erase(it);
-  st.by_id.erase(id);
-  for (auto k = st.by_key.begin(); k != st.by_key.end(); ++k) {
-    if (k->first.first == org && k->second == id) {
-      st.by_key.erase(k);
-      break;
-    }
-  }
 }
 
 // An incident actor died without resolving its incident: start it again from the
@@ -80,9 +72,12 @@ void transit_in_storage(self_ptr self, caf::typed_response_promise<transition_re
   });
   self->request(self->state.d.storage, caf::infinite, atom::run_v, job)
     .then(
-      [rp, kind = cmd.kind](transition_reply& r) mutable {
-        if (r.code == reply_code::ok)
+      [self, rp, kind = cmd.kind](transition_reply& r) mutable {
+        if (r.code == reply_code::ok) {
           metrics::count_transition(kind == transition::ack);
+          if (auto it = self->state.by_id.find(r.incident.id); it != self->state.by_id.end())
+            self->send(it->second, atom::transit_v, r.incident);
+        }
         rp.deliver(std::move(r));
       },
       [rp](caf::error& err) mutable { rp.deliver(err); });
@@ -133,10 +128,11 @@ caf::behavior registry(caf::stateful_actor<registry_state>* self, deps d) {
             else
               ++st.stats.deduplicated;
             trigger_reply reply{reply_code::ok, r.created, r.held.incident};
-            if (auto it = st.by_id.find(r.held.incident.id); it != st.by_id.end())
-              self->send(it->second, atom::trigger_v, r.held.incident); // fresh counts
-            else
+            if (r.created)
               hold(self, std::move(r.held));
+            else if (auto it = st.by_id.find(r.held.incident.id); it != st.by_id.end())
+              self->send(it->second, atom::trigger_v, r.held.incident); // fresh counts
+            // A duplicate of an incident held elsewhere stays with its owner (section 9).
             rp.deliver(std::move(reply));
           },
           [rp](caf::error& err) mutable { rp.deliver(err); });
@@ -145,14 +141,12 @@ caf::behavior registry(caf::stateful_actor<registry_state>* self, deps d) {
     [self](atom::transit, transition_command cmd) -> caf::result<transition_reply> {
       auto& st = self->state;
       auto id = cmd.incident_id;
-      if (id == 0) {
-        auto k = st.by_key.find({cmd.org_id, cmd.dedup_key});
-        id = k == st.by_key.end() ? 0 : k->second;
-      }
       auto rp = self->make_response_promise<transition_reply>();
-      auto it = st.by_id.find(id);
+      // By dedup key, only the database knows which incident is current (another node
+      // may have resolved ours and opened the next one): decide there, then tell the
+      // local actor, if any, what became of its incident.
+      auto it = id == 0 ? st.by_id.end() : st.by_id.find(id);
       if (it != st.by_id.end() && st.held[it->second->address()].first == cmd.org_id) {
-        cmd.incident_id = id;
         // The actor may be exiting (a concurrent resolve): then the database decides.
         self->request(it->second, caf::infinite, atom::transit_v, cmd)
           .then([rp](transition_reply& r) mutable { rp.deliver(std::move(r)); },

@@ -24,7 +24,6 @@ namespace belay {
 struct registry_state {
   static inline const char* name = "registry";
   std::map<int64_t, caf::actor> by_id;
-  std::map<std::pair<int64_t, std::string>, int64_t> by_key; // fast pre-check only
   std::map<caf::actor_addr, std::pair<int64_t, int64_t>> held; // actor -> (org, id)
   registry_stats stats;
   bool stopping = false;

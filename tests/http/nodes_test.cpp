@@ -21,13 +21,11 @@ test::reply enqueue(test::served_belay& belay, const std::string& action, int no
 
 } // namespace
 
-// Known bug, tagged [!shouldfail] until it is fixed (then remove the tag): the registry
-// turns a dedup key into an incident id with its node-local by_key map, which is stale
-// once another node resolved that incident and opened the next one for the same key.
-// The acknowledge goes to the old incident (409 inside, 202 outside) and is lost.
+// A node-local map from dedup key to incident goes stale once another node resolves
+// the incident and opens the next one for the same key: the acknowledge would reach
+// the old incident (409 inside, 202 outside) and be lost. Keys are resolved in SQL.
 TEST_CASE(
-    "an acknowledge by dedup key reaches the current incident whichever node holds it",
-    "[!shouldfail]") {
+    "an acknowledge by dedup key reaches the current incident whichever node holds it") {
   test::served_belay belay{test::two_orgs(), 2};
   // Node 0 opens the first incident and holds its actor.
   auto first = belay.trigger("moved-on", "alpha-key", 0);
@@ -51,12 +49,10 @@ TEST_CASE(
   CHECK(status_of(belay, second_id) == "RESOLVED");
 }
 
-// Known bug, tagged [!shouldfail] until it is fixed (then remove the tag): the registry
-// spawns an actor for every incident an upsert returns, so a duplicate reaching node 1
-// starts a second ladder for node 0's incident. The step compare-and-set keeps it from
-// paging twice, but two nodes now run one incident's timers, against section 9.
-TEST_CASE("a duplicate through another node leaves the incident held by one node",
-          "[!shouldfail]") {
+// A registry that spawned an actor for every incident an upsert returns would start a
+// second ladder on node 1 for node 0's incident. The step compare-and-set would keep
+// it from paging twice, but two nodes would run one incident's timers (section 9).
+TEST_CASE("a duplicate through another node leaves the incident held by one node") {
   test::served_belay belay{test::two_orgs(), 2};
   auto first = belay.trigger("held-once", "alpha-key", 0);
   REQUIRE(first.status == 201);
