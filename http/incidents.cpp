@@ -49,7 +49,7 @@ void transit(api& a, const httplib::Request& req, httplib::Response& res, transi
   if (!id)
     return not_found(res);
   transition_command cmd{*org, *id, {}, kind, std::get<0>(body).by};
-  if (auto r = ask_idempotent<transition_reply>(a, a.registry, res, atom::transit_v, cmd))
+  if (auto r = ask<transition_reply>(a, a.registry, res, atom::transit_v, cmd))
     reply_transition(res, *r);
 }
 

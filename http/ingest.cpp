@@ -51,7 +51,7 @@ void pagerduty(api& a, const httplib::Request& req, httplib::Response& res) {
     auto kind = ev.event_action == "acknowledge" ? transition::ack : transition::resolve;
     transition_command cmd{integration->org_id, 0, ev.dedup_key, kind, "pagerduty"};
     // PagerDuty accepts an acknowledge or resolve of an unknown key, and so do we.
-    if (!ask_idempotent<transition_reply>(a, a.registry, res, atom::transit_v, cmd))
+    if (!ask<transition_reply>(a, a.registry, res, atom::transit_v, cmd))
       return;
   }
   reply_json(res, 202, protocol::render_pd_accepted(ev.dedup_key));
@@ -91,7 +91,7 @@ void alertmanager(api& a, const httplib::Request& req, httplib::Response& res) {
     } else {
       transition_command cmd{integration->org_id, 0, alert.dedup_key, transition::resolve,
                              "alertmanager"};
-      auto r = ask_idempotent<transition_reply>(a, a.registry, res, atom::transit_v, cmd);
+      auto r = ask<transition_reply>(a, a.registry, res, atom::transit_v, cmd);
       if (!r)
         return;
       ++(r->code == reply_code::ok ? counts.resolved : counts.ignored);

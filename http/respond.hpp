@@ -10,8 +10,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <thread>
-#include <variant>
 
 namespace belay {
 
@@ -54,56 +52,21 @@ std::string bearer_key(const httplib::Request& req);
 std::optional<int64_t> authenticate(api& a, const httplib::Request& req,
                                     httplib::Response& res);
 
-// One request to an actor, waiting at most api::actor_timeout.
-template <class Reply, class... Ts>
-std::variant<Reply, caf::error> request_once(api& a, const caf::actor& whom,
-                                             const Ts&... xs) {
-  std::variant<Reply, caf::error> out{caf::error{}};
-  caf::scoped_actor self{a.sys};
-  self->request(whom, a.actor_timeout, xs...)
-      .receive([&](Reply& r) { out = std::move(r); },
-               [&](caf::error& e) { out = std::move(e); });
-  return out;
-}
-
-inline void reply_unavailable(httplib::Response& res, const caf::error& e) {
-  reply_error(res, 503, "unavailable",
-              "belay could not complete the request: " + to_string(e));
-}
-
 // Asks an actor and waits (bounded by api::actor_timeout). On failure answers 503
 // and returns nullopt: the caller's write may or may not have happened, which is
 // exactly what 503 tells a client that retries.
 template <class Reply, class... Ts>
 std::optional<Reply> ask(api& a, const caf::actor& whom, httplib::Response& res,
-                         const Ts&... xs) {
-  auto out = request_once<Reply>(a, whom, xs...);
-  if (auto* r = std::get_if<Reply>(&out))
-    return std::move(*r);
-  reply_unavailable(res, std::get<caf::error>(out));
-  return std::nullopt;
-}
-
-// ask() for ack and resolve, which are compare-and-sets and safe to repeat. The
-// registry routes them to the incident's actor, and that actor exits once its incident
-// is resolved: a request routed just before it exited is bounced unread
-// (request_receiver_down). Asked again, the registry no longer holds the actor and
-// answers from the database, as it does for any incident no actor holds.
-template <class Reply, class... Ts>
-std::optional<Reply> ask_idempotent(api& a, const caf::actor& whom,
-                                    httplib::Response& res, const Ts&... xs) {
-  constexpr int attempts = 4;
-  for (int attempt = 1;; ++attempt) {
-    auto out = request_once<Reply>(a, whom, xs...);
-    if (auto* r = std::get_if<Reply>(&out))
-      return std::move(*r);
-    auto& err = std::get<caf::error>(out);
-    if (err != caf::sec::request_receiver_down || attempt == attempts) {
-      reply_unavailable(res, err);
-      return std::nullopt;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds{attempt});
-  }
+                         Ts&&... xs) {
+  std::optional<Reply> out;
+  caf::scoped_actor self{a.sys};
+  self->request(whom, a.actor_timeout, std::forward<Ts>(xs)...)
+    .receive([&](Reply& r) { out = std::move(r); },
+             [&](caf::error& e) {
+               reply_error(res, 503, "unavailable", "belay could not complete the request: " +
+                                                      to_string(e));
+             });
+  return out;
 }
 
 } // namespace belay
