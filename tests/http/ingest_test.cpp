@@ -2,8 +2,12 @@
 // to the exact contract of DESIGN.md section 5.
 #include "support/served_belay.hpp"
 
+#include <arpa/inet.h>
 #include <catch2/catch.hpp>
+#include <netinet/in.h>
 #include <set>
+#include <sys/socket.h>
+#include <unistd.h>
 
 using namespace belay;
 
@@ -342,4 +346,53 @@ TEST_CASE("Alertmanager webhook: firing opens, repeats deduplicate, resolved res
                0);
   CHECK(belay.count(
             "SELECT count(*) FROM incident WHERE dedup_key = '2f7a1c9e0b3d4f56'") == 2);
+}
+
+namespace {
+
+// Sends `request` as raw bytes and returns the status line, or "" after `timeout`.
+std::string raw_status_line(int port, const std::string& request,
+                            std::chrono::milliseconds timeout) {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  timeval tv{static_cast<time_t>(timeout.count() / 1000),
+             static_cast<suseconds_t>(timeout.count() % 1000 * 1000)};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  std::string answer;
+  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
+      send(fd, request.data(), request.size(), 0) ==
+          static_cast<ssize_t>(request.size())) {
+    char buf[512];
+    auto n = recv(fd, buf, sizeof buf, 0);
+    if (n > 0)
+      answer.assign(buf, static_cast<size_t>(n));
+  }
+  close(fd);
+  return answer.substr(0, answer.find("\r\n"));
+}
+
+} // namespace
+
+// `curl -X POST …/resolve` sends neither a body nor Content-Length; such a request has
+// an empty body (RFC 9112 section 6.3), which resolve accepts. Known bug, tagged
+// [!shouldfail] until fixed (then remove the tag): cpp-httplib 0.11 reads such a body
+// until the connection closes, so belay answers 400 "http_error" after its 5 s read
+// timeout. A fix in http/server.cpp's pre-routing handler, which runs before the body
+// is read: give a POST without Content-Length or Transfer-Encoding "Content-Length: 0".
+TEST_CASE("a resolve without a body or Content-Length answers at once", "[!shouldfail]") {
+  test::served_belay belay;
+  auto id = id_of(belay.trigger("bodyless-resolve"));
+  auto started = std::chrono::steady_clock::now();
+  auto status = raw_status_line(belay.process().port(),
+                                "POST " + at(id) +
+                                    "/resolve HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                                    "Authorization: Bearer alpha-key\r\n"
+                                    "Connection: close\r\n\r\n",
+                                std::chrono::seconds{10});
+  CHECK(status == "HTTP/1.1 200 OK");
+  CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds{2});
+  CHECK(column(belay, "bodyless-resolve", "status") == "RESOLVED");
 }
