@@ -391,7 +391,7 @@ TEST_CASE("a resolve without a body or Content-Length answers at once", "[!shoul
                                     "/resolve HTTP/1.1\r\nHost: 127.0.0.1\r\n"
                                     "Authorization: Bearer alpha-key\r\n"
                                     "Connection: close\r\n\r\n",
-                                std::chrono::seconds{10});
+                                std::chrono::seconds{3});
   CHECK(status == "HTTP/1.1 200 OK");
   CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds{2});
   CHECK(column(belay, "bodyless-resolve", "status") == "RESOLVED");
