@@ -3,6 +3,7 @@
 #include "actors/fwd.hpp"
 #include "actors/node.hpp"
 #include "config/settings.hpp"
+#include "http/inspect_cli.hpp"
 #include "http/keys.hpp"
 #include "http/server.hpp"
 #include "protocol/provisioning.hpp"
@@ -28,6 +29,7 @@ const char* usage = R"(belay — on-call paging: alerts in, incidents deduplicat
 Usage:
   belay serve [flags]     run a node: migrate, provision, re-adopt incidents, serve HTTP
   belay migrate [flags]   apply database migrations and exit
+  belay inspect [--url URL] [--key KEY]   a node's live actors as tables (key: $BELAY_API_KEY)
   belay --help | --version
 
 Flags (each also settable by environment variable or config file; flags win):
@@ -141,6 +143,8 @@ int main(int argc, char** argv) {
   }
   auto command = args[0];
   args.erase(args.begin());
+  if (command == "inspect")
+    return belay::run_inspect(args);
   for (auto& a : args) {
     if (a == "--help" || a == "-h") {
       std::cout << usage << belay::settings_help();
