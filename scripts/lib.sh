@@ -10,6 +10,7 @@ BELAY_PACKAGES=(
   libcaf-dev libpq-dev rapidjson-dev libcpp-httplib-dev catch2
   libcurl4-openssl-dev libssl-dev libspdlog-dev libfmt-dev
   postgresql python3-aiosmtpd curl
+  chromium nodejs
 )
 
 say() { printf '\033[1mbelay:\033[0m %s\n' "$*"; }
@@ -27,6 +28,23 @@ install_missing() {
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+# The browser test's playwright-core (tests/console, pinned by package-lock.json), unless
+# it is installed already. npm comes with most Node.js builds (and conflicts with Debian's
+# npm package there); Debian's npm only where the command is missing.
+install_console_test_deps() {
+  local dir=$BELAY_ROOT/tests/console
+  if ! command -v npm >/dev/null; then
+    say "packages: installing npm"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends npm >/dev/null
+  fi
+  if [ -d "$dir/node_modules/playwright-core" ]; then
+    say "console test: playwright-core present"
+    return
+  fi
+  say "console test: npm ci in tests/console"
+  (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
 }
 
 build_preset() {

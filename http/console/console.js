@@ -452,6 +452,7 @@
   function renderIncidents() {
     const rows = incidentRows();
     $('incidents-empty').hidden = rows.length > 0;
+    $('incidents').hidden = rows.length === 0;
     $('incident-count').textContent = rows.length ? `(${rows.length})` : '';
     reconcile($('incidents').tBodies[0], rows, (r) => r.incident.id, (r) => {
       const inc = r.incident;
@@ -482,6 +483,7 @@
   function renderDeadLetters() {
     const letters = (snapshot.deadLetters || []).map((d) => ({...d, pending: pendingReplays.has(String(d.id))}));
     $('dead-empty').hidden = letters.length > 0;
+    $('dead-letters').hidden = letters.length === 0;
     $('dead-count').textContent = letters.length ? `(${letters.length})` : '';
     reconcile($('dead-letters').tBodies[0], letters, (d) => d.id, (d) =>
       el('tr', {dataset: {deadLetterId: String(d.id)}, title: `delivery ${d.deliveryId}`},

@@ -1,0 +1,158 @@
+// Real-browser test of the inspector console (issue 6), run by tests/http/console_test.cpp:
+//   node tests/console/console.spec.mjs <base-url> <api-key> <screenshot-path>
+// Debian's chromium, driven by playwright-core, opens /console, enters the key, sees an
+// incident triggered through the API appear without a reload, acknowledges it with the
+// page's button and sees ACKNOWLEDGED. Exits 0 only if all of that happened; every wait
+// is bounded, so a missing feature fails with a message instead of hanging.
+import {chromium} from 'playwright-core';
+import {mkdtempSync, rmSync} from 'node:fs';
+import {tmpdir} from 'node:os';
+import {join} from 'node:path';
+
+const STEP_MS = 15000;
+const WHOLE_RUN_MS = 120000;
+const POLICY = process.env.BELAY_CONSOLE_POLICY || 'default';
+const OPERATOR = 'console-test';
+const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-quic'];
+
+const [baseUrl, apiKey, screenshotPath] = process.argv.slice(2);
+if (!baseUrl || !apiKey || !screenshotPath) {
+  console.error('usage: node console.spec.mjs <base-url> <api-key> <screenshot-path>');
+  process.exit(2);
+}
+
+const log = (...args) => console.log('[console.spec]', ...args);
+
+// The whole run is bounded too: exiting closes the browser (playwright kills its child).
+const watchdog = setTimeout(() => {
+  console.error(`[console.spec] FAIL: the run took longer than ${WHOLE_RUN_MS / 1000} s`);
+  process.exit(1);
+}, WHOLE_RUN_MS);
+
+async function api(method, path, body) {
+  const res = await fetch(baseUrl + path, {
+    method,
+    headers: {Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json'},
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(STEP_MS),
+  });
+  const text = await res.text();
+  return {status: res.status, text, json: () => JSON.parse(text)};
+}
+
+// Runs one named step; a failure names the step and what the page showed.
+async function step(name, fn) {
+  log(name);
+  try {
+    return await fn();
+  } catch (e) {
+    throw new Error(`step "${name}" failed: ${e.message.split('\n')[0]}`);
+  }
+}
+
+const userDataDir = mkdtempSync(join(tmpdir(), 'belay-console-chromium-'));
+const pageErrors = [];
+let context;
+let page;
+let failed = false;
+try {
+  context = await step('launch /usr/bin/chromium', () =>
+    chromium.launchPersistentContext(userDataDir, {
+      executablePath: '/usr/bin/chromium',
+      headless: true,
+      args: CHROMIUM_FLAGS,
+      viewport: {width: 1360, height: 860},
+      timeout: 30000,
+    }));
+  page = context.pages()[0] || (await context.newPage());
+  page.setDefaultTimeout(STEP_MS);
+  page.on('pageerror', (e) => pageErrors.push(e.message));
+  page.on('console', (m) => m.type() === 'error' && log('page console error:', m.text()));
+
+  await step('open /console', async () => {
+    const res = await page.goto(baseUrl + '/console', {timeout: STEP_MS});
+    if (!res || res.status() !== 200) throw new Error(`GET /console answered ${res && res.status()}`);
+  });
+
+  await step('a refused key returns to the prompt with a message', async () => {
+    await page.locator('#api-key').fill('not-a-key');
+    await page.locator('#login-submit').click();
+    await page.locator('#login-error', {hasText: '401'}).waitFor({state: 'visible'});
+  });
+
+  await step('enter the API key', async () => {
+    await page.locator('#api-key').fill(apiKey);
+    await page.locator('#login-submit').click();
+    await page.locator('#console').waitFor({state: 'visible'});
+  });
+  if (page.url().includes(apiKey)) throw new Error('the API key appeared in the page URL');
+
+  await step('type the operator name', () => page.locator('#operator').fill(OPERATOR));
+
+  // A marker on window survives only if the page is never reloaded.
+  await page.evaluate(() => (window.belayNoReload = true));
+
+  const title = `Console test <b>bold?</b> & "quotes" ${Date.now()}`;
+  const incident = await step('trigger an incident through the API', async () => {
+    const res = await api('POST', '/api/v1/incidents', {dedupKey: `console-${Date.now()}`, title, policy: POLICY});
+    if (res.status !== 201) throw new Error(`POST /api/v1/incidents answered ${res.status}: ${res.text}`);
+    return res.json().incident;
+  });
+
+  const row = page.locator(`#incidents tr[data-incident-id="${incident.id}"]`);
+  await step(`see incident ${incident.id} appear in the table without a reload`, async () => {
+    await row.waitFor({state: 'visible'});
+    if (!(await page.evaluate(() => window.belayNoReload === true))) throw new Error('the page was reloaded');
+    const shown = await row.locator('.title').textContent();
+    if (shown !== title) throw new Error(`title shown as ${JSON.stringify(shown)}, expected the literal text`);
+    if ((await row.locator('b').count()) !== 0) throw new Error('the title was rendered as HTML');
+  });
+
+  await step('the next step counts down in the page', async () => {
+    const timer = row.locator('td.timer');
+    const first = await timer.textContent();
+    if (!/^in \d/.test(first)) throw new Error(`next timer shows ${JSON.stringify(first)}, expected "in …"`);
+    await page.waitForFunction(
+      ([id, before]) => document.querySelector(`#incidents tr[data-incident-id="${id}"] td.timer`)?.textContent !== before,
+      [String(incident.id), first], {timeout: 5000});
+  });
+
+  await step('click Acknowledge and see ACKNOWLEDGED', async () => {
+    await row.locator('button.ack').click();
+    await row.locator('td.status', {hasText: 'ACKNOWLEDGED'}).waitFor({state: 'visible'});
+  });
+
+  await step('the acknowledgement reached the server, by the typed name', async () => {
+    const res = await api('GET', `/api/v1/incidents/${incident.id}`);
+    if (res.status !== 200) throw new Error(`GET /api/v1/incidents/${incident.id} answered ${res.status}`);
+    const {status, ackedBy} = res.json().incident;
+    if (status !== 'ACKNOWLEDGED' || ackedBy !== OPERATOR)
+      throw new Error(`server says status ${status}, ackedBy ${ackedBy}`);
+  });
+
+  if (pageErrors.length) throw new Error('uncaught errors in the page: ' + pageErrors.join('; '));
+
+  await step(`save a screenshot to ${screenshotPath}`, () => page.screenshot({path: screenshotPath, fullPage: true}));
+  log('PASS');
+} catch (e) {
+  failed = true;
+  console.error('[console.spec] FAIL:', e.message);
+  if (page) {
+    const state = await page.locator('#connection').getAttribute('title', {timeout: 1000}).catch(() => null);
+    const text = await page.locator('#connection-text').textContent({timeout: 1000}).catch(() => null);
+    console.error(`[console.spec] page connection state: ${text} (${state})`);
+    const notice = await page.locator('#notice').textContent({timeout: 1000}).catch(() => null);
+    if (notice) console.error(`[console.spec] page notice: ${notice}`);
+    if (pageErrors.length) console.error('[console.spec] page errors:', pageErrors.join('; '));
+    const failurePath = screenshotPath.replace(/(\.png)?$/, '-failure.png');
+    await page.screenshot({path: failurePath, fullPage: true, timeout: 5000})
+      .then(() => console.error(`[console.spec] screenshot of the failure: ${failurePath}`))
+      .catch(() => {});
+  }
+} finally {
+  await context?.close().catch(() => {});
+  rmSync(userDataDir, {recursive: true, force: true});
+  clearTimeout(watchdog);
+}
+process.exit(failed ? 1 : 0);

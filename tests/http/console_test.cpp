@@ -1,0 +1,95 @@
+// The console in a real browser: tests/console/console.spec.mjs drives Debian's chromium
+// through playwright-core against a belay with a private database. The spec prints each
+// step; on failure its output says which step and what the page showed.
+#include "support/belay_process.hpp"
+#include "support/test_database.hpp"
+
+#include <array>
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+using namespace belay;
+
+namespace {
+
+const char* const api_key = "console-test-key";
+
+// The spec triggers with policy "default"; the second step is far off, so the incident
+// is still OPEN (with a timer ticking in the page) when the browser acknowledges it.
+const char* const provisioning =
+    R"({"orgs":[{"name":"console","apiKeys":["console-test-key"],
+  "channels":[{"name":"log","type":"log"}],
+  "policies":[{"name":"default","steps":[
+    {"delaySeconds":0,"targets":[{"channel":"log","to":"#ops"}]},
+    {"delaySeconds":600,"targets":[{"channel":"log","to":"lead"}]}]}]}]})";
+
+bool exists(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0;
+}
+
+// Runs `command` through the shell; returns its exit code and everything it printed.
+std::pair<int, std::string> run(const std::string& command) {
+  std::string output;
+  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
+  if (!pipe)
+    return {-1, "popen failed"};
+  std::array<char, 4096> buffer;
+  while (size_t n = fread(buffer.data(), 1, buffer.size(), pipe))
+    output.append(buffer.data(), n);
+  const int status = pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+}
+
+std::string build_dir() {
+  const std::string binary = BELAY_BINARY;
+  return binary.substr(0, binary.rfind('/'));
+}
+
+std::string tail(const std::string& text, size_t chars) {
+  return text.size() <= chars ? text : "…" + text.substr(text.size() - chars);
+}
+
+} // namespace
+
+TEST_CASE(
+    "the console shows a triggered incident live and acknowledges it in a real browser",
+    "[browser]") {
+  const std::string spec_dir = BELAY_SOURCE_DIR "/tests/console";
+  if (!exists("/usr/bin/chromium"))
+    FAIL("/usr/bin/chromium is missing: install Debian's chromium (scripts/lib.sh "
+         "BELAY_PACKAGES)");
+  if (!exists(spec_dir + "/node_modules/playwright-core"))
+    FAIL("playwright-core is not installed in tests/console: run scripts/test, or npm ci "
+         "in tests/console");
+  REQUIRE(run("command -v node").first == 0);
+
+  test::test_database db;
+  char provision_path[] = "/tmp/belay-console-provision-XXXXXX.json";
+  const int fd = mkstemps(provision_path, 5);
+  REQUIRE(fd >= 0);
+  close(fd);
+  std::ofstream{provision_path} << provisioning;
+
+  auto belay = test::belay_process::serve(db.url(), {"--provision", provision_path});
+  const std::string base_url = "http://127.0.0.1:" + std::to_string(belay.port());
+  const std::string screenshot = build_dir() + "/console.png";
+  std::remove(screenshot.c_str());
+
+  // The spec bounds each step (~15 s) and its whole run (120 s); timeout(1) is the last
+  // guard against a hang, killing node and so the browser.
+  auto [code, output] =
+      run("cd '" + spec_dir + "' && timeout -k 10 180 node console.spec.mjs '" +
+          base_url + "' '" + api_key + "' '" + screenshot + "'");
+  INFO("console.spec.mjs output:\n" << output);
+  INFO("belay log (tail):\n" << tail(belay.log(), 4000));
+  CHECK(code == 0);
+  CHECK(exists(screenshot));
+  CHECK(belay.stop() == 0);
+  std::remove(provision_path);
+}
