@@ -335,6 +335,24 @@ std::optional<std::string> error_message(const std::string& body) {
   return std::nullopt;
 }
 
+std::string describe(httplib::Error e) {
+  switch (e) {
+  case httplib::Error::Connection:
+    return "connection refused or host unreachable (is belay running there?)";
+  case httplib::Error::ConnectionTimeout:
+    return "connecting timed out";
+  case httplib::Error::Read:
+    return "no complete answer (the read failed or timed out)";
+  case httplib::Error::Write:
+    return "the request could not be sent";
+  case httplib::Error::SSLConnection:
+  case httplib::Error::SSLServerVerification:
+    return "the TLS handshake failed";
+  default:
+    return httplib::to_string(e);
+  }
+}
+
 const char* const inspect_usage =
     "usage: belay inspect [--url URL] [--key KEY]\n"
     "  --url URL   the node to ask (default http://127.0.0.1:8080)\n"
@@ -407,8 +425,13 @@ int run_inspect(const std::vector<std::string>& args) {
     std::cerr << "belay inspect: no API key: set BELAY_API_KEY or pass --key\n";
     return 2;
   }
+  // Scheme, host and port only: every path is the API's own.
+  const auto scheme_end = url.find("://");
+  const bool base_url = (url.rfind("http://", 0) == 0 || url.rfind("https://", 0) == 0) &&
+                        url.size() > scheme_end + 3 &&
+                        url.find('/', scheme_end + 3) == std::string::npos;
   httplib::Client client{url};
-  if (!client.is_valid()) {
+  if (!base_url || !client.is_valid()) {
     std::cerr << "belay inspect: '" << printable(url)
               << "' is not a base URL such as http://127.0.0.1:8080\n";
     return 2;
@@ -418,8 +441,8 @@ int run_inspect(const std::vector<std::string>& args) {
   auto res = client.Get("/api/v1/inspector", {{"Authorization", "Bearer " + key},
                                               {"Accept", "application/json"}});
   if (!res) {
-    std::cerr << "belay inspect: cannot reach " << url << ": "
-              << httplib::to_string(res.error()) << "\n";
+    std::cerr << "belay inspect: cannot reach " << url << ": " << describe(res.error())
+              << "\n";
     return 1;
   }
   if (res->status == 401) {
