@@ -49,6 +49,8 @@ struct options {
   double duration = 10;          // seconds of sending
   long count = 0;                // stop after this many requests (0 = no limit)
   int connections = 16;
+  int retries = 0;  // resend after a transport error (no HTTP answer at all); dedup keys make
+                    // this safe, as it is for any monitor that retries
   double cap = 120; // hard limit on the whole run, seconds
 };
 
@@ -56,7 +58,7 @@ struct options {
   std::fprintf(stderr,
                "usage: rate_load [--port N] [--path P] [--key K] [--prefix S] [--policy NAME]\n"
                "                 [--format native|am] [--rate R] [--duration S] [--count N]\n"
-               "                 [--connections C] [--cap S]\n");
+               "                 [--connections C] [--retries N] [--cap S]\n");
   std::exit(2);
 }
 
@@ -86,6 +88,8 @@ options parse(int argc, char** argv) {
       o.count = std::atol(v.c_str());
     else if (f == "--connections")
       o.connections = std::max(1, std::atoi(v.c_str()));
+    else if (f == "--retries")
+      o.retries = std::max(0, std::atoi(v.c_str()));
     else if (f == "--cap")
       o.cap = std::atof(v.c_str());
     else
@@ -107,8 +111,9 @@ std::string body(const options& o, long i) {
 
 struct worker_result {
   std::vector<double> latencies_ms;
-  long ok = 0, errors = 0;
+  long ok = 0, errors = 0, retried = 0;
   std::map<int, long> statuses;
+  std::map<std::string, long> transport_errors;
   int64_t last_ok_us = 0;
   steady::time_point last_done{};
 };
@@ -164,7 +169,15 @@ int main(int argc, char** argv) {
           break;
         if (i == 0)
           first_send_us = wall_us();
-        auto res = cli.Post(o.path.c_str(), headers, body(o, i), "application/json");
+        auto payload = body(o, i);
+        auto res = cli.Post(o.path.c_str(), headers, payload, "application/json");
+        for (int attempt = 0; !res && attempt < o.retries && steady::now() < hard_stop; ++attempt) {
+          ++r.transport_errors[httplib::to_string(res.error())];
+          ++r.retried;
+          res = cli.Post(o.path.c_str(), headers, payload, "application/json");
+        }
+        if (!res)
+          ++r.transport_errors[httplib::to_string(res.error())];
         auto done = steady::now();
         r.latencies_ms.push_back(
           std::chrono::duration<double, std::milli>(done - scheduled).count());
@@ -184,9 +197,10 @@ int main(int argc, char** argv) {
     t.join();
 
   std::vector<double> all;
-  long ok = 0, errors = 0;
+  long ok = 0, errors = 0, retried = 0;
   int64_t last_ok_us = 0;
   std::map<int, long> statuses;
+  std::map<std::string, long> transport_errors;
   auto last_done = start;
   for (auto& r : results) {
     all.insert(all.end(), r.latencies_ms.begin(), r.latencies_ms.end());
@@ -196,6 +210,9 @@ int main(int argc, char** argv) {
     last_done = std::max(last_done, r.last_done);
     for (auto& [s, n] : r.statuses)
       statuses[s] += n;
+    for (auto& [e, n] : r.transport_errors)
+      transport_errors[e] += n;
+    retried += r.retried;
   }
   // Every request scheduled before the end that never went out waited at least until then.
   long missed = 0;
@@ -221,12 +238,17 @@ int main(int argc, char** argv) {
   for (auto& [s, n] : statuses)
     codes += (codes.empty() ? "" : ",") + std::string{"\""} + std::to_string(s) +
              "\":" + std::to_string(n);
+  std::string transport;
+  for (auto& [e, n] : transport_errors)
+    transport += (transport.empty() ? "" : ",") + std::string{"\""} + e + "\":" + std::to_string(n);
   std::printf("{\"sent\":%zu,\"ok\":%ld,\"errors\":%ld,\"missed\":%ld,\"lowerBound\":%s,"
+              "\"retried\":%ld,\"transportErrors\":{%s},"
               "\"statuses\":{%s},\"offeredRate\":%.1f,"
               "\"elapsedS\":%.3f,\"throughput\":%.1f,\"p50Ms\":%.3f,\"p90Ms\":%.3f,"
               "\"p99Ms\":%.3f,\"maxMs\":%.3f,\"firstSendUs\":%lld,\"lastOkUs\":%lld}\n",
               all.size() - static_cast<size_t>(missed), ok, errors, missed,
-              missed > 0 ? "true" : "false", codes.c_str(), o.rate, elapsed,
+              missed > 0 ? "true" : "false", retried, transport.c_str(), codes.c_str(), o.rate,
+              elapsed,
               elapsed > 0 ? static_cast<double>(ok) / elapsed : 0.0, pct(50), pct(90), pct(99),
               all.empty() ? 0.0 : all.back(), static_cast<long long>(first_send_us),
               static_cast<long long>(last_ok_us));

@@ -71,6 +71,8 @@ def present(scenario):
 http, _, _ = median("floors", "http_eps", "floor")
 http_ka, _, _ = median("floors", "http_ka_eps", "floor")
 db, _, _ = median("floors", "db_tps", "floor")
+db_belay, _, _ = median("floors", "db_belay_extended_tps", "floor")
+db_belay_prep, _, _ = median("floors", "db_belay_prepared_tps", "floor")
 am_in, _, _ = median("peer_ingest", "eps", "peer")
 am_pages, am_pages_note, _ = median("peer_notify", "pages_per_s", "peer")
 am_kib, _, _ = median("peer_notify", "kib_per_alert", "peer")
@@ -87,7 +89,12 @@ if present("ingest_new"):
         "≥ 0.8× Alertmanager", None if r is None else r >= 0.8,
         data={"belay": v, "peer": am_in})
     row("ingest-new", "events/s vs DB floor (context)", fmt(v),
-        f"pgbench upserts {fmt(db)}", ratio(v, db), data={"belay": v, "dbFloor": db})
+        f"pgbench one-row upserts, 8 clients {fmt(db)}", ratio(v, db), data={"belay": v, "dbFloor": db})
+    row("ingest-new", "events/s vs belay's own statement (context)", fmt(v),
+        f"pgbench, belay's upsert as belay sends it (unprepared), "
+        f"{meta.get('db_connections')} clients {fmt(db_belay)}; prepared {fmt(db_belay_prep)}",
+        ratio(v, db_belay), data={"belay": v, "belayStatement": db_belay,
+                                  "belayStatementPrepared": db_belay_prep})
     p50, _, _ = median("ingest_new", "p50")
     p99, _, _ = median("ingest_new", "p99")
     f50, _, _ = median("floors", "http_p50", "floor")
@@ -223,7 +230,8 @@ md = (f"# belay benchmark — {meta.get('started', '?')}\n\n"
       f"PostgreSQL and the load tool; load average before {meta.get('load_before', '?')}, "
       f"after {meta.get('load_after', '?')}. belay: {meta.get('http_threads')} HTTP threads, "
       f"{meta.get('db_connections')} database connections; load: {meta.get('connections')} "
-      f"connections, {meta.get('duration_s')} s per run. Took {meta.get('elapsed_s', '?')} s.\n\n"
+      f"connections, {meta.get('duration_s')} s per run. Took {meta.get('elapsed_s', '?')} s, "
+      f"{meta.get('setup_s', '?')} s of it installing and building.\n\n"
       + header + "\n".join(lines) + "\n")
 os.makedirs(args.out, exist_ok=True)
 with open(os.path.join(args.out, "latest.md"), "w") as f:
