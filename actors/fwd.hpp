@@ -47,6 +47,7 @@ struct transition_command {
   std::string dedup_key;
   transition kind = transition::ack;
   std::string by;
+  std::string source = "native"; // wire format, for metrics
 };
 
 struct transition_reply {

@@ -72,9 +72,11 @@ void transit_in_storage(self_ptr self, caf::typed_response_promise<transition_re
   });
   self->request(self->state.d.storage, caf::infinite, atom::run_v, job)
     .then(
-      [self, rp, kind = cmd.kind](transition_reply& r) mutable {
+      [self, rp, kind = cmd.kind, source = cmd.source](transition_reply& r) mutable {
         if (r.code == reply_code::ok) {
           metrics::count_transition(kind == transition::ack);
+          if (kind == transition::resolve && source != "native")
+            metrics::count("belay_events_total", {{"format", source}, {"outcome", "resolved"}});
           if (auto it = self->state.by_id.find(r.incident.id); it != self->state.by_id.end())
             self->send(it->second, atom::transit_v, r.incident);
         }

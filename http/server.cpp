@@ -76,8 +76,14 @@ server::server(api& a, int threads) : impl_(new impl{a, {}}) {
   // The same thread runs a request from routing to logging: a thread-local holds its
   // start time for the ingest latency histogram.
   static thread_local std::chrono::steady_clock::time_point started;
-  http.set_pre_routing_handler([](const httplib::Request&, httplib::Response&) {
+  http.set_pre_routing_handler([](const httplib::Request& req, httplib::Response&) {
     started = std::chrono::steady_clock::now();
+    // cpp-httplib 0.11 reads a body without Content-Length until the peer closes, so
+    // `curl -X POST …/resolve` would wait for the read timeout. Without a length or
+    // chunked encoding there is no body (RFC 9112 §6.3). This runs before the body is
+    // read; the request object is the server's own, so the const_cast is sound.
+    if (!req.has_header("Content-Length") && !req.has_header("Transfer-Encoding"))
+      const_cast<httplib::Request&>(req).headers.emplace("Content-Length", "0");
     return httplib::Server::HandlerResponse::Unhandled;
   });
   http.set_logger([](const httplib::Request& req, const httplib::Response& res) {
