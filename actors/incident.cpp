@@ -18,6 +18,11 @@ using self_ptr = caf::stateful_actor<incident_state>*;
 
 micros now(self_ptr self) { return self->state.d.clock.at(self->clock().now()); }
 
+// Every job about this incident goes to the same storage worker (see storage.hpp).
+uint64_t shard(self_ptr self) {
+  return incident_shard(self->state.record.org_id, self->state.record.dedup_key);
+}
+
 // (Re)arms the one timer an OPEN incident has: the next step, or the end of grace.
 void arm(self_ptr self) {
   auto& st = self->state;
@@ -43,7 +48,7 @@ void reload(self_ptr self) {
   auto job = make_db_job([org = st.record.org_id, id = st.record.id](storage::connection& c) {
     return storage::load_incident(c, org, id);
   });
-  self->request(st.d.storage, caf::infinite, atom::run_v, job)
+  self->request(st.d.storage, caf::infinite, atom::run_v, shard(self), job)
     .await(
       [self](std::optional<storage::held_incident>& h) {
         if (!h || h->incident.status == status_resolved) {
@@ -71,7 +76,7 @@ void fire(self_ptr self) {
     return fired ? storage::fire_step(c, expected, *fired, next, at)
                  : storage::exhaust(c, expected, at);
   });
-  self->request(st.d.storage, caf::infinite, atom::run_v, job)
+  self->request(st.d.storage, caf::infinite, atom::run_v, shard(self), job)
     .await(
       [self, fired, scheduled = expected.next_fire_at.value_or(at)](
         std::optional<incident_record>& after) {
@@ -119,7 +124,7 @@ caf::behavior incident(caf::stateful_actor<incident_state>* self, incident_recor
       auto at = now(self);
       auto job = make_db_job(
         [cmd, at](storage::connection& c) { return storage::apply_transition(c, cmd, at); });
-      self->request(self->state.d.storage, caf::infinite, atom::run_v, job)
+      self->request(self->state.d.storage, caf::infinite, atom::run_v, shard(self), job)
         .await(
           [self, rp, kind = cmd.kind](transition_reply& reply) mutable {
             if (reply.code == reply_code::ok)

@@ -70,7 +70,10 @@ void transit_in_storage(self_ptr self, caf::typed_response_promise<transition_re
   auto job = make_db_job([cmd, at = now(self)](storage::connection& c) {
     return storage::apply_transition(c, cmd, at);
   });
-  self->request(self->state.d.storage, caf::infinite, atom::run_v, job)
+  // By key, the incident's shard is known; by id it is not, and any worker will do.
+  static std::atomic<uint64_t> spread{0};
+  auto shard = cmd.incident_id == 0 ? incident_shard(cmd.org_id, cmd.dedup_key) : spread++;
+  self->request(self->state.d.storage, caf::infinite, atom::run_v, shard, job)
     .then(
       [self, rp, kind = cmd.kind, source = cmd.source](transition_reply& r) mutable {
         if (r.code == reply_code::ok) {
@@ -113,7 +116,8 @@ caf::behavior registry(caf::stateful_actor<registry_state>* self, deps d) {
       auto job = make_db_job([cmd, at = now(self), own = owner(self)](storage::connection& c) {
         return storage::upsert_trigger(c, cmd, at, own);
       });
-      self->request(self->state.d.storage, caf::infinite, atom::run_v, job)
+      auto shard = incident_shard(cmd.org_id, cmd.dedup_key);
+      self->request(self->state.d.storage, caf::infinite, atom::run_v, shard, job)
         .then(
           [self, rp, source = cmd.source](storage::upsert_result& r) mutable {
             if (r.code == reply_code::ok) // rejections are counted where they are answered

@@ -1,17 +1,26 @@
-// The storage actor: a pool of workers, each with its own PostgreSQL connection,
-// that run blocking database jobs off CAF's cooperative threads. Production spawns
-// the workers detached (a thread each); tests spawn them inline so the simulated
-// clock and the deterministic scheduler drive everything.
+// The storage actor: a router in front of workers, each with its own PostgreSQL
+// connection, that run blocking database jobs off CAF's cooperative threads.
+// Production spawns the workers detached (a thread each); tests spawn them inline so
+// the simulated clock and the deterministic scheduler drive everything.
+//
+//   (atom::run, db_job) -> <the job's result>                  any worker
+//   (atom::run, uint64_t shard, db_job) -> <the job's result>  always the same worker
+//
+// Group commit: a worker runs every job that queued up while it was busy in one
+// transaction and answers only after COMMIT (G3 holds). Jobs are single statements
+// that do not manage transactions themselves. When a batch fails, it is rolled back
+// and each job runs again on its own, so one bad job cannot fail its neighbours.
+// Jobs about one incident share a shard, so batches on different workers do not
+// wait on each other's row locks.
 #pragma once
 
 #include "actors/fwd.hpp"
 
 #include <caf/actor.hpp>
-#include <caf/event_based_actor.hpp>
 #include <caf/message.hpp>
 
+#include <functional>
 #include <string>
-#include <type_traits>
 
 namespace belay {
 
@@ -22,6 +31,11 @@ caf::actor spawn_storage(caf::actor_system& sys, const std::string& database_url
 template <class Job>
 db_job make_db_job(Job job) {
   return [job = std::move(job)](storage::connection& c) { return caf::make_message(job(c)); };
+}
+
+// The shard of everything about one incident.
+inline uint64_t incident_shard(int64_t org_id, const std::string& dedup_key) {
+  return std::hash<std::string>{}(dedup_key) ^ static_cast<uint64_t>(org_id);
 }
 
 } // namespace belay
