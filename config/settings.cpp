@@ -20,7 +20,9 @@ const std::vector<setting_info>& setting_table() {
     {"db-connections", "BELAY_DB_CONNECTIONS", "4", "database connections for storage workers"},
     {"log-level", "BELAY_LOG_LEVEL", "info", "trace, debug, info, warn or error"},
     {"provision", "BELAY_PROVISION", "", "provisioning JSON applied at start (orgs, keys, channels)"},
-    {"node-id", "BELAY_NODE_ID", "<hostname>-<pid>", "name this node uses for leases and claims"},
+    {"node-id", "BELAY_NODE_ID", "<hostname>",
+     "name this node uses for leases and claims; stable across restarts so a restarted "
+     "node re-adopts its incidents at once (give each process on one host its own)"},
     {"claim-lease-seconds", "BELAY_CLAIM_LEASE_SECONDS", "300",
      "how long a claimed delivery stays claimed before another worker may retry it"},
     {"lease-seconds", "BELAY_LEASE_SECONDS", "30", "incident ownership lease of this node"},
@@ -140,7 +142,7 @@ std::map<std::string, std::string> parse_flags(const std::vector<std::string>& a
 std::string default_node_id() {
   char host[256] = {};
   gethostname(host, sizeof host - 1);
-  return std::string{host} + "-" + std::to_string(getpid());
+  return host;
 }
 
 } // namespace
