@@ -4,6 +4,7 @@
 #include "protocol/incident_json.hpp"
 #include "protocol/incident_request.hpp"
 #include "storage/db.hpp"
+#include "storage/deliveries.hpp"
 #include "storage/incidents.hpp"
 
 namespace belay {

@@ -9,6 +9,36 @@ namespace belay::storage {
 
 namespace {
 
+// The column list read back by read_delivery().
+#define BELAY_DELIVERY_COLUMNS(d)                                                          \
+  d "org_id, " d "id, " d "incident_id, " d "loop, " d "step, " d "channel, " d "target, " \
+  d "idempotency_key, " d "status, " d "attempts, belay_us(" d "next_attempt_at), "        \
+  d "last_error, " d "ambiguous, " d "failover_from, belay_us(" d "sent_at), "             \
+  "belay_us(" d "created_at)"
+
+constexpr int delivery_columns = 16;
+
+delivery_record read_delivery(const result& r, int i) {
+  delivery_record d;
+  d.org_id = r.int64(i, 0);
+  d.id = r.int64(i, 1);
+  d.incident_id = r.int64(i, 2);
+  d.loop = static_cast<int>(r.int64(i, 3));
+  d.step = static_cast<int>(r.int64(i, 4));
+  d.channel = r.str(i, 5);
+  d.target = r.str(i, 6);
+  d.idempotency_key = r.str(i, 7);
+  d.status = r.str(i, 8);
+  d.attempts = static_cast<int>(r.int64(i, 9));
+  d.next_attempt_at = r.opt_int64(i, 10);
+  d.last_error = r.str(i, 11);
+  d.ambiguous = r.boolean(i, 12);
+  d.failover_from = r.opt_int64(i, 13);
+  d.sent_at = r.opt_int64(i, 14);
+  d.created_at = r.int64(i, 15);
+  return d;
+}
+
 const std::string claim_sql = R"sql(
 WITH due AS (
   SELECT d.org_id, d.id
@@ -25,8 +55,7 @@ SET status = 'CLAIMED', claimed_by = $4, claim_expires_at = belay_ts($5),
     attempts = d.attempts + 1
 FROM due, incident i
 WHERE d.org_id = due.org_id AND d.id = due.id AND i.org_id = d.org_id AND i.id = d.incident_id
-RETURNING d.org_id, d.id, d.incident_id, d.loop, d.step, d.channel, d.target,
-          d.idempotency_key, d.attempts, d.ambiguous, d.failover_from, belay_us(d.created_at),
+RETURNING )sql" BELAY_DELIVERY_COLUMNS("d.") R"sql(,
           i.dedup_key, i.title, i.severity, i.status)sql";
 
 // $5 is the status C++ decided (SENT, PENDING, DEAD); a retry of a delivery whose
@@ -131,27 +160,16 @@ std::vector<claimed_delivery> claim_due(connection& c, const claim_request& req)
   out.reserve(r.rows());
   for (int i = 0; i < r.rows(); ++i) {
     claimed_delivery cd;
+    cd.delivery = read_delivery(r, i);
     auto& d = cd.delivery;
-    d.org_id = r.int64(i, 0);
-    d.id = r.int64(i, 1);
-    d.incident_id = r.int64(i, 2);
-    d.loop = static_cast<int>(r.int64(i, 3));
-    d.step = static_cast<int>(r.int64(i, 4));
-    d.channel = r.str(i, 5);
-    d.target = r.str(i, 6);
-    d.idempotency_key = r.str(i, 7);
-    d.attempts = static_cast<int>(r.int64(i, 8));
-    d.ambiguous = r.boolean(i, 9);
-    d.failover_from = r.opt_int64(i, 10);
-    d.created_at = r.int64(i, 11);
-    d.status = "CLAIMED";
+    const int col = delivery_columns;
     auto& inc = cd.incident;
     inc.org_id = d.org_id;
     inc.id = d.incident_id;
-    inc.dedup_key = r.str(i, 12);
-    inc.title = r.str(i, 13);
-    inc.severity = r.str(i, 14);
-    inc.status = r.str(i, 15);
+    inc.dedup_key = r.str(i, col);
+    inc.title = r.str(i, col + 1);
+    inc.severity = r.str(i, col + 2);
+    inc.status = r.str(i, col + 3);
     inc.loop = d.loop;
     inc.current_step = d.step;
     out.push_back(std::move(cd));
@@ -195,6 +213,17 @@ recorded_outcome record_outcome(connection& c, const claimed_delivery& cd,
   out.next_attempt_at = r.opt_int64(0, 1);
   out.dead_letter_id = r.opt_int64(0, 2);
   out.failover_delivery_id = r.opt_int64(0, 3);
+  return out;
+}
+
+std::vector<delivery_record> load_deliveries(connection& c, int64_t org_id,
+                                             int64_t incident_id) {
+  auto r = c.query("SELECT " BELAY_DELIVERY_COLUMNS("") " FROM delivery "
+                   "WHERE org_id = $1 AND incident_id = $2 ORDER BY id",
+                   org_id, incident_id);
+  std::vector<delivery_record> out;
+  for (int i = 0; i < r.rows(); ++i)
+    out.push_back(read_delivery(r, i));
   return out;
 }
 

@@ -63,6 +63,8 @@ std::vector<std::pair<int64_t, std::string>> release_expired_claims(connection& 
 
 micros retry_delay(const channel_config& ch, int failed_attempts);
 
+std::vector<delivery_record> load_deliveries(connection& c, int64_t org_id, int64_t incident_id);
+
 std::vector<dead_letter_record> list_dead_letters(connection& c, int64_t org_id, int limit);
 
 struct replay_result {

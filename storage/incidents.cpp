@@ -270,35 +270,4 @@ std::vector<timeline_entry> load_timeline(connection& c, int64_t org_id, int64_t
   return out;
 }
 
-std::vector<delivery_record> load_deliveries(connection& c, int64_t org_id, int64_t id) {
-  auto r = c.query(
-    "SELECT org_id, id, incident_id, loop, step, channel, target, idempotency_key, status, "
-    "attempts, belay_us(next_attempt_at), last_error, ambiguous, failover_from, "
-    "belay_us(sent_at), belay_us(created_at) FROM delivery "
-    "WHERE org_id = $1 AND incident_id = $2 ORDER BY id",
-    org_id, id);
-  std::vector<delivery_record> out;
-  for (int i = 0; i < r.rows(); ++i) {
-    delivery_record d;
-    d.org_id = r.int64(i, 0);
-    d.id = r.int64(i, 1);
-    d.incident_id = r.int64(i, 2);
-    d.loop = static_cast<int>(r.int64(i, 3));
-    d.step = static_cast<int>(r.int64(i, 4));
-    d.channel = r.str(i, 5);
-    d.target = r.str(i, 6);
-    d.idempotency_key = r.str(i, 7);
-    d.status = r.str(i, 8);
-    d.attempts = static_cast<int>(r.int64(i, 9));
-    d.next_attempt_at = r.opt_int64(i, 10);
-    d.last_error = r.str(i, 11);
-    d.ambiguous = r.boolean(i, 12);
-    d.failover_from = r.opt_int64(i, 13);
-    d.sent_at = r.opt_int64(i, 14);
-    d.created_at = r.int64(i, 15);
-    out.push_back(std::move(d));
-  }
-  return out;
-}
-
 } // namespace belay::storage

@@ -64,7 +64,6 @@ incident_page list_incidents(connection& c, int64_t org_id, const std::string& s
                              int limit, int64_t after_id);
 
 std::vector<timeline_entry> load_timeline(connection& c, int64_t org_id, int64_t id);
-std::vector<delivery_record> load_deliveries(connection& c, int64_t org_id, int64_t id);
 
 } // namespace belay::storage
 
