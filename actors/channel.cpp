@@ -15,7 +15,9 @@ namespace {
 
 using self_ptr = caf::stateful_actor<channel_state>*;
 
-micros now(self_ptr self) { return self->state.d.clock.at(self->clock().now()); }
+micros now(self_ptr self) {
+  return self->state.d.clock.at(self->clock().now());
+}
 
 void claim(self_ptr self);
 
@@ -23,79 +25,89 @@ void settle(self_ptr self, const storage::claimed_delivery& cd,
             const transport::send_result& res) {
   auto& st = self->state;
   storage::attempt_result attempt{res.result == transport::outcome::sent,
-                                  res.result == transport::outcome::permanent, res.ambiguous,
-                                  res.error};
+                                  res.result == transport::outcome::permanent,
+                                  res.ambiguous, res.error};
   auto job = make_db_job([cd, attempt, ch = st.config, node = st.d.node_id,
                           at = now(self)](storage::connection& c) {
     return storage::record_outcome(c, cd, ch, node, attempt, at);
   });
   self->request(st.d.storage, caf::infinite, atom::run_v, job)
-    .then(
-      [self, cd](storage::recorded_outcome& out) {
-        auto& st = self->state;
-        --st.sending;
-        static const std::map<std::string, std::string> outcome_names = {
-          {"SENT", "sent"}, {"PENDING", "retried"}, {"DEAD", "dead_lettered"},
-          {"CANCELLED", "cancelled"}};
-        if (auto it = outcome_names.find(out.status); it != outcome_names.end())
-          metrics::count("belay_deliveries_total",
-                         {{"channel", st.config.name}, {"outcome", it->second}});
-        if (out.status == "SENT")
-          metrics::observe("belay_delivery_latency_seconds",
-                           static_cast<double>(now(self) - cd.delivery.created_at) / 1e6,
-                           {{"channel", st.config.name}});
-        if (out.status == "SENT")
-          ++st.sent;
-        else if (out.status == "DEAD")
-          ++st.dead;
-        else if (!out.status.empty())
-          ++st.failed;
-        if (out.status == "PENDING" && out.next_attempt_at) {
-          st.retries[cd.delivery.id] = {cd.delivery.id, cd.delivery.incident_id,
-                                        cd.delivery.target, cd.delivery.attempts + 1,
-                                        *out.next_attempt_at};
-          self->delayed_send(self, st.d.clock.until(*out.next_attempt_at, self->clock().now()),
-                             atom::poll_v);
-        }
-        if (out.status == "DEAD") {
-          spdlog::warn("channel {}: delivery {} dead after {} attempt(s)", st.config.name,
-                       cd.delivery.id, cd.delivery.attempts);
-          if (out.failover_delivery_id && st.dispatcher)
-            self->send(st.dispatcher, atom::nudge_v, st.config.org_id, st.config.failover_to);
-        }
-      },
-      [self, cd](caf::error& err) {
-        // The claim stays CLAIMED and returns to the pool when its lease lapses.
-        --self->state.sending;
-        spdlog::error("channel {}: cannot record delivery {}: {}", self->state.config.name,
-                      cd.delivery.id, to_string(err));
-      });
+      .then(
+          [self, cd](storage::recorded_outcome& out) {
+            auto& st = self->state;
+            --st.sending;
+            static const std::map<std::string, std::string> outcome_names = {
+                {"SENT", "sent"},
+                {"PENDING", "retried"},
+                {"DEAD", "dead_lettered"},
+                {"CANCELLED", "cancelled"}};
+            if (auto it = outcome_names.find(out.status); it != outcome_names.end())
+              metrics::count("belay_deliveries_total",
+                             {{"channel", st.config.name}, {"outcome", it->second}});
+            if (out.status == "SENT")
+              metrics::observe("belay_delivery_latency_seconds",
+                               static_cast<double>(now(self) - cd.delivery.created_at) /
+                                   1e6,
+                               {{"channel", st.config.name}});
+            if (out.status == "SENT")
+              ++st.sent;
+            else if (out.status == "DEAD")
+              ++st.dead;
+            else if (!out.status.empty())
+              ++st.failed;
+            if (out.status == "PENDING" && out.next_attempt_at) {
+              st.retries[cd.delivery.id] = {cd.delivery.id, cd.delivery.incident_id,
+                                            cd.delivery.target, cd.delivery.attempts + 1,
+                                            *out.next_attempt_at};
+              self->delayed_send(
+                  self, st.d.clock.until(*out.next_attempt_at, self->clock().now()),
+                  atom::poll_v);
+            }
+            if (out.status == "DEAD") {
+              spdlog::warn("channel {}: delivery {} dead after {} attempt(s)",
+                           st.config.name, cd.delivery.id, cd.delivery.attempts);
+              if (out.failover_delivery_id && st.dispatcher)
+                self->send(st.dispatcher, atom::nudge_v, st.config.org_id,
+                           st.config.failover_to);
+            }
+          },
+          [self, cd](caf::error& err) {
+            // The claim stays CLAIMED and returns to the pool when its lease lapses.
+            --self->state.sending;
+            spdlog::error("channel {}: cannot record delivery {}: {}",
+                          self->state.config.name, cd.delivery.id, to_string(err));
+          });
 }
 
 void send_page(self_ptr self, storage::claimed_delivery cd) {
   auto& st = self->state;
   st.retries.erase(cd.delivery.id);
-  transport::page p{cd.delivery.idempotency_key, cd.delivery.target, cd.incident,
-                    cd.delivery.loop, cd.delivery.step, cd.delivery.attempts};
+  transport::page p{cd.delivery.idempotency_key,
+                    cd.delivery.target,
+                    cd.incident,
+                    cd.delivery.loop,
+                    cd.delivery.step,
+                    cd.delivery.attempts};
   ++st.waiting;
   self->request(st.senders, caf::infinite, atom::run_v, st.config, std::move(p))
-    .then(
-      [self, cd](transport::send_result& res) {
-        auto& st = self->state;
-        --st.waiting;
-        ++st.sending;
-        if (res.ambiguous) {
-          ++st.ambiguous;
-          metrics::count("belay_deliveries_total",
-                         {{"channel", st.config.name}, {"outcome", "ambiguous"}});
-        }
-        settle(self, cd, res);
-      },
-      [self, cd](caf::error& err) {
-        --self->state.waiting;
-        ++self->state.sending;
-        settle(self, cd, {transport::outcome::retry, false, 0, "sender: " + to_string(err)});
-      });
+      .then(
+          [self, cd](transport::send_result& res) {
+            auto& st = self->state;
+            --st.waiting;
+            ++st.sending;
+            if (res.ambiguous) {
+              ++st.ambiguous;
+              metrics::count("belay_deliveries_total",
+                             {{"channel", st.config.name}, {"outcome", "ambiguous"}});
+            }
+            settle(self, cd, res);
+          },
+          [self, cd](caf::error& err) {
+            --self->state.waiting;
+            ++self->state.sending;
+            settle(self, cd,
+                   {transport::outcome::retry, false, 0, "sender: " + to_string(err)});
+          });
 }
 
 void claim(self_ptr self) {
@@ -106,27 +118,32 @@ void claim(self_ptr self) {
   }
   st.claiming = true;
   st.again = false;
-  storage::claim_request req{st.config.org_id, st.config.name, st.d.node_id, now(self),
-                             now(self) + static_cast<micros>(st.opts.claim_lease_seconds * 1e6),
+  storage::claim_request req{st.config.org_id,
+                             st.config.name,
+                             st.d.node_id,
+                             now(self),
+                             now(self) +
+                                 static_cast<micros>(st.opts.claim_lease_seconds * 1e6),
                              st.opts.claim_batch};
-  auto job = make_db_job([req](storage::connection& c) { return storage::claim_due(c, req); });
+  auto job =
+      make_db_job([req](storage::connection& c) { return storage::claim_due(c, req); });
   self->request(st.d.storage, caf::infinite, atom::run_v, job)
-    .then(
-      [self](std::vector<storage::claimed_delivery>& claimed) {
-        auto& st = self->state;
-        st.claiming = false;
-        bool full = static_cast<int>(claimed.size()) >= st.opts.claim_batch;
-        for (auto& cd : claimed)
-          send_page(self, std::move(cd));
-        if (full || st.again)
-          claim(self);
-      },
-      [self](caf::error& err) {
-        auto& st = self->state;
-        st.claiming = false;
-        spdlog::error("channel {}: claim failed: {}", st.config.name, to_string(err));
-        self->delayed_send(self, st.d.db_retry, atom::poll_v);
-      });
+      .then(
+          [self](std::vector<storage::claimed_delivery>& claimed) {
+            auto& st = self->state;
+            st.claiming = false;
+            bool full = static_cast<int>(claimed.size()) >= st.opts.claim_batch;
+            for (auto& cd : claimed)
+              send_page(self, std::move(cd));
+            if (full || st.again)
+              claim(self);
+          },
+          [self](caf::error& err) {
+            auto& st = self->state;
+            st.claiming = false;
+            spdlog::error("channel {}: claim failed: {}", st.config.name, to_string(err));
+            self->delayed_send(self, st.d.db_retry, atom::poll_v);
+          });
 }
 
 struct sender_state {
@@ -137,9 +154,9 @@ struct sender_state {
 // path, which trips UBSan.
 caf::behavior sender(caf::stateful_actor<sender_state>*, size_t /*index*/) {
   return {
-    [](atom::run, const channel_config& ch, const transport::page& p) {
-      return transport::send(ch, p);
-    },
+      [](atom::run, const channel_config& ch, const transport::page& p) {
+        return transport::send(ch, p);
+      },
   };
 }
 
@@ -155,16 +172,16 @@ caf::behavior channel(caf::stateful_actor<channel_state>* self, channel_config c
   st.opts = opts;
   st.d = std::move(d);
   return {
-    [self](atom::nudge) { claim(self); },
-    [self](atom::poll) { claim(self); },
-    [self](atom::get) {
-      auto& st = self->state;
-      channel_view v{st.config, st.waiting, st.sending, st.sent, st.failed, st.dead,
-                     st.ambiguous, {}};
-      for (auto& [id, r] : st.retries)
-        v.retries.push_back(r);
-      return v;
-    },
+      [self](atom::nudge) { claim(self); },
+      [self](atom::poll) { claim(self); },
+      [self](atom::get) {
+        auto& st = self->state;
+        channel_view v{st.config, st.waiting, st.sending,   st.sent,
+                       st.failed, st.dead,    st.ambiguous, {}};
+        for (auto& [id, r] : st.retries)
+          v.retries.push_back(r);
+        return v;
+      },
   };
 }
 

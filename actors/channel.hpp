@@ -13,7 +13,6 @@
 #include "actors/transport/transport.hpp"
 
 #include <caf/stateful_actor.hpp>
-
 #include <map>
 
 namespace belay {

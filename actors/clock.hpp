@@ -10,7 +10,7 @@
 namespace belay {
 
 struct wall_clock {
-  micros anchor_wall = 0;                  // wall time at anchor_steady
+  micros anchor_wall = 0; // wall time at anchor_steady
   caf::actor_clock::time_point anchor_steady{};
 
   micros at(caf::actor_clock::time_point t) const {

@@ -4,7 +4,6 @@
 #include "actors/clock.hpp"
 
 #include <caf/actor.hpp>
-
 #include <string>
 
 namespace belay {

@@ -14,7 +14,6 @@
 #include "actors/deps.hpp"
 
 #include <caf/stateful_actor.hpp>
-
 #include <map>
 #include <utility>
 

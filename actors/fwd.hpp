@@ -4,10 +4,9 @@
 #include "protocol/model.hpp"
 #include "protocol/views.hpp"
 
+#include <caf/allowed_unsafe_message_type.hpp>
 #include <caf/fwd.hpp>
 #include <caf/type_id.hpp>
-#include <caf/allowed_unsafe_message_type.hpp>
-
 #include <functional>
 #include <string>
 #include <vector>
@@ -28,7 +27,8 @@ struct trigger_command {
   std::string details_json = "{}";
   std::string payload_json = "{}"; // kept as evidence on the incident
   bool shadow = false;
-  std::string source = "native"; // wire format, for metrics: native | events | alertmanager
+  std::string source =
+      "native"; // wire format, for metrics: native | events | alertmanager
 };
 
 enum class reply_code { ok, unchanged, not_found, conflict, unknown_policy };
@@ -43,7 +43,7 @@ enum class transition { ack, resolve };
 
 struct transition_command {
   int64_t org_id = 0;
-  int64_t incident_id = 0;     // 0: find by dedup_key
+  int64_t incident_id = 0; // 0: find by dedup_key
   std::string dedup_key;
   transition kind = transition::ack;
   std::string by;
@@ -73,18 +73,18 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::channel_view)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<belay::channel_view>)
 
 CAF_BEGIN_TYPE_ID_BLOCK(belay, caf::first_custom_type_id)
-  CAF_ADD_ATOM(belay, belay::atom, run, "run")
-  CAF_ADD_ATOM(belay, belay::atom, trigger, "trigger")
-  CAF_ADD_ATOM(belay, belay::atom, transit, "transit")
-  CAF_ADD_ATOM(belay, belay::atom, fire, "fire")
-  CAF_ADD_ATOM(belay, belay::atom, adopt, "adopt")
-  CAF_ADD_ATOM(belay, belay::atom, renew, "renew")
-  CAF_ADD_ATOM(belay, belay::atom, get, "get")
-  CAF_ADD_ATOM(belay, belay::atom, inspect, "inspect")
-  CAF_ADD_ATOM(belay, belay::atom, nudge, "nudge")
-  CAF_ADD_ATOM(belay, belay::atom, poll, "poll")
-  CAF_ADD_ATOM(belay, belay::atom, outcome, "outcome")
-  CAF_ADD_ATOM(belay, belay::atom, views, "views")
-  CAF_ADD_ATOM(belay, belay::atom, replay, "replay")
-  CAF_ADD_ATOM(belay, belay::atom, flush, "flush")
+CAF_ADD_ATOM(belay, belay::atom, run, "run")
+CAF_ADD_ATOM(belay, belay::atom, trigger, "trigger")
+CAF_ADD_ATOM(belay, belay::atom, transit, "transit")
+CAF_ADD_ATOM(belay, belay::atom, fire, "fire")
+CAF_ADD_ATOM(belay, belay::atom, adopt, "adopt")
+CAF_ADD_ATOM(belay, belay::atom, renew, "renew")
+CAF_ADD_ATOM(belay, belay::atom, get, "get")
+CAF_ADD_ATOM(belay, belay::atom, inspect, "inspect")
+CAF_ADD_ATOM(belay, belay::atom, nudge, "nudge")
+CAF_ADD_ATOM(belay, belay::atom, poll, "poll")
+CAF_ADD_ATOM(belay, belay::atom, outcome, "outcome")
+CAF_ADD_ATOM(belay, belay::atom, views, "views")
+CAF_ADD_ATOM(belay, belay::atom, replay, "replay")
+CAF_ADD_ATOM(belay, belay::atom, flush, "flush")
 CAF_END_TYPE_ID_BLOCK(belay)

@@ -6,15 +6,14 @@
 
 #include <caf/actor.hpp>
 #include <caf/result.hpp>
-
 #include <memory>
 #include <vector>
 
 namespace belay {
 
 template <class View, class Self>
-caf::result<std::vector<View>> gather_views(Self* self, const std::vector<caf::actor>& actors,
-                                            caf::timespan timeout) {
+caf::result<std::vector<View>>
+gather_views(Self* self, const std::vector<caf::actor>& actors, caf::timespan timeout) {
   auto rp = self->template make_response_promise<std::vector<View>>();
   if (actors.empty()) {
     rp.deliver(std::vector<View>{});
@@ -28,8 +27,8 @@ caf::result<std::vector<View>> gather_views(Self* self, const std::vector<caf::a
   };
   for (auto& a : actors)
     self->request(a, timeout, atom::get_v)
-      .then([views, done](View& v) mutable { views->push_back(std::move(v)), done(); },
-            [done](caf::error&) mutable { done(); });
+        .then([views, done](View& v) mutable { views->push_back(std::move(v)), done(); },
+              [done](caf::error&) mutable { done(); });
   return rp;
 }
 

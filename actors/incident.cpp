@@ -6,9 +6,8 @@
 #include "storage/incidents.hpp"
 
 #include <caf/event_based_actor.hpp>
-#include <spdlog/spdlog.h>
-
 #include <set>
+#include <spdlog/spdlog.h>
 
 namespace belay {
 
@@ -16,7 +15,9 @@ namespace {
 
 using self_ptr = caf::stateful_actor<incident_state>*;
 
-micros now(self_ptr self) { return self->state.d.clock.at(self->clock().now()); }
+micros now(self_ptr self) {
+  return self->state.d.clock.at(self->clock().now());
+}
 
 // Every job about this incident goes to the same storage worker (see storage.hpp).
 uint64_t shard(self_ptr self) {
@@ -45,20 +46,21 @@ void retry_later(self_ptr self, const caf::error& err) {
 // The compare-and-set failed: the database knows better than we do.
 void reload(self_ptr self) {
   auto& st = self->state;
-  auto job = make_db_job([org = st.record.org_id, id = st.record.id](storage::connection& c) {
-    return storage::load_incident(c, org, id);
-  });
+  auto job =
+      make_db_job([org = st.record.org_id, id = st.record.id](storage::connection& c) {
+        return storage::load_incident(c, org, id);
+      });
   self->request(st.d.storage, caf::infinite, atom::run_v, shard(self), job)
-    .await(
-      [self](std::optional<storage::held_incident>& h) {
-        if (!h || h->incident.status == status_resolved) {
-          self->quit();
-          return;
-        }
-        self->state.record = h->incident;
-        arm(self);
-      },
-      [self](caf::error& err) { retry_later(self, err); });
+      .await(
+          [self](std::optional<storage::held_incident>& h) {
+            if (!h || h->incident.status == status_resolved) {
+              self->quit();
+              return;
+            }
+            self->state.record = h->incident;
+            arm(self);
+          },
+          [self](caf::error& err) { retry_later(self, err); });
 }
 
 void fire(self_ptr self) {
@@ -77,32 +79,33 @@ void fire(self_ptr self) {
                  : storage::exhaust(c, expected, at);
   });
   self->request(st.d.storage, caf::infinite, atom::run_v, shard(self), job)
-    .await(
-      [self, fired, scheduled = expected.next_fire_at.value_or(at)](
-        std::optional<incident_record>& after) {
-        if (!after) {
-          reload(self);
-          return;
-        }
-        self->state.record = *after;
-        if (fired) {
-          metrics::count("belay_steps_fired_total");
-          metrics::observe("belay_step_lateness_seconds",
-                           static_cast<double>(now(self) - scheduled) / 1e6);
-          if (after->shadow)
-            metrics::count("belay_deliveries_total",
-                           {{"channel", "*"}, {"outcome", "shadowed"}},
-                           static_cast<double>(fired->targets.size()));
-        }
-        if (fired && self->state.d.dispatcher && !after->shadow) {
-          std::set<std::string> channels;
-          for (auto& t : fired->targets)
-            if (channels.insert(t.channel).second)
-              self->send(self->state.d.dispatcher, atom::nudge_v, after->org_id, t.channel);
-        }
-        arm(self);
-      },
-      [self](caf::error& err) { retry_later(self, err); });
+      .await(
+          [self, fired, scheduled = expected.next_fire_at.value_or(at)](
+              std::optional<incident_record>& after) {
+            if (!after) {
+              reload(self);
+              return;
+            }
+            self->state.record = *after;
+            if (fired) {
+              metrics::count("belay_steps_fired_total");
+              metrics::observe("belay_step_lateness_seconds",
+                               static_cast<double>(now(self) - scheduled) / 1e6);
+              if (after->shadow)
+                metrics::count("belay_deliveries_total",
+                               {{"channel", "*"}, {"outcome", "shadowed"}},
+                               static_cast<double>(fired->targets.size()));
+            }
+            if (fired && self->state.d.dispatcher && !after->shadow) {
+              std::set<std::string> channels;
+              for (auto& t : fired->targets)
+                if (channels.insert(t.channel).second)
+                  self->send(self->state.d.dispatcher, atom::nudge_v, after->org_id,
+                             t.channel);
+            }
+            arm(self);
+          },
+          [self](caf::error& err) { retry_later(self, err); });
 }
 
 } // namespace
@@ -115,54 +118,57 @@ caf::behavior incident(caf::stateful_actor<incident_state>* self, incident_recor
   self->state.up_since = now(self);
   arm(self);
   return {
-    [self](atom::fire, uint64_t generation) {
-      if (generation == self->state.generation && self->state.record.status == status_open)
-        fire(self);
-    },
-    [self](atom::transit, transition_command cmd) -> caf::result<transition_reply> {
-      auto rp = self->make_response_promise<transition_reply>();
-      auto at = now(self);
-      auto job = make_db_job(
-        [cmd, at](storage::connection& c) { return storage::apply_transition(c, cmd, at); });
-      self->request(self->state.d.storage, caf::infinite, atom::run_v, shard(self), job)
-        .await(
-          [self, rp, kind = cmd.kind](transition_reply& reply) mutable {
-            if (reply.code == reply_code::ok)
-              metrics::count_transition(kind == transition::ack);
-            if (reply.code == reply_code::ok || reply.code == reply_code::unchanged ||
-                reply.code == reply_code::conflict)
-              self->state.record = reply.incident;
-            rp.deliver(reply);
-            if (self->state.record.status == status_resolved)
-              self->quit();
-            else
-              arm(self);
-          },
-          [rp](caf::error& err) mutable { rp.deliver(err); });
-      return rp;
-    },
-    [self](atom::transit, const incident_record& changed) {
-      // Acknowledged or resolved in the database without us (by dedup key, or by
-      // another node): stop the ladder, or exit once resolved.
-      if (changed.version <= self->state.record.version)
-        return;
-      self->state.record = changed;
-      if (changed.status == status_resolved)
-        self->quit();
-      else
-        arm(self);
-    },
-    [self](atom::trigger, const incident_record& seen) {
-      // A duplicate was absorbed: only the evidence counters changed.
-      auto& rec = self->state.record;
-      rec.event_count = std::max(rec.event_count, seen.event_count);
-      rec.last_seen_at = std::max(rec.last_seen_at, seen.last_seen_at);
-    },
-    [self](atom::get) {
-      auto& st = self->state;
-      return incident_view{st.record, std::to_string(self->id()), st.up_since,
-                           self->mailbox().size()};
-    },
+      [self](atom::fire, uint64_t generation) {
+        if (generation == self->state.generation &&
+            self->state.record.status == status_open)
+          fire(self);
+      },
+      [self](atom::transit, transition_command cmd) -> caf::result<transition_reply> {
+        auto rp = self->make_response_promise<transition_reply>();
+        auto at = now(self);
+        auto job = make_db_job([cmd, at](storage::connection& c) {
+          return storage::apply_transition(c, cmd, at);
+        });
+        self->request(self->state.d.storage, caf::infinite, atom::run_v, shard(self), job)
+            .await(
+                [self, rp, kind = cmd.kind](transition_reply& reply) mutable {
+                  if (reply.code == reply_code::ok)
+                    metrics::count_transition(kind == transition::ack);
+                  if (reply.code == reply_code::ok ||
+                      reply.code == reply_code::unchanged ||
+                      reply.code == reply_code::conflict)
+                    self->state.record = reply.incident;
+                  rp.deliver(reply);
+                  if (self->state.record.status == status_resolved)
+                    self->quit();
+                  else
+                    arm(self);
+                },
+                [rp](caf::error& err) mutable { rp.deliver(err); });
+        return rp;
+      },
+      [self](atom::transit, const incident_record& changed) {
+        // Acknowledged or resolved in the database without us (by dedup key, or by
+        // another node): stop the ladder, or exit once resolved.
+        if (changed.version <= self->state.record.version)
+          return;
+        self->state.record = changed;
+        if (changed.status == status_resolved)
+          self->quit();
+        else
+          arm(self);
+      },
+      [self](atom::trigger, const incident_record& seen) {
+        // A duplicate was absorbed: only the evidence counters changed.
+        auto& rec = self->state.record;
+        rec.event_count = std::max(rec.event_count, seen.event_count);
+        rec.last_seen_at = std::max(rec.last_seen_at, seen.last_seen_at);
+      },
+      [self](atom::get) {
+        auto& st = self->state;
+        return incident_view{st.record, std::to_string(self->id()), st.up_since,
+                             self->mailbox().size()};
+      },
   };
 }
 

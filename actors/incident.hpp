@@ -1,10 +1,10 @@
 // One actor per non-resolved incident: it owns the escalation ladder and its timers.
 //
-//   (atom::fire, uint64_t generation)        timer: fire the due step or end the grace period
-//   (atom::transit, transition_command) -> transition_reply   ack / resolve, after commit
-//   (atom::transit, incident_record)         changed in the database without us: follow
-//   (atom::trigger, incident_record)         a duplicate was absorbed: fresh counters
-//   (atom::get) -> incident_view
+//   (atom::fire, uint64_t generation)        timer: fire the due step or end the grace
+//   period (atom::transit, transition_command) -> transition_reply   ack / resolve, after
+//   commit (atom::transit, incident_record)         changed in the database without us:
+//   follow (atom::trigger, incident_record)         a duplicate was absorbed: fresh
+//   counters (atom::get) -> incident_view
 //
 // A step fires as one compare-and-set transaction (storage::fire_step). Timers carry
 // a generation number: CAF 0.17 cannot cancel a delayed_send, so stale ones are dropped.

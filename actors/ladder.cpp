@@ -4,7 +4,9 @@
 
 namespace belay {
 
-micros seconds_to_micros(double s) { return static_cast<micros>(std::llround(s * 1e6)); }
+micros seconds_to_micros(double s) {
+  return static_cast<micros>(std::llround(s * 1e6));
+}
 
 micros first_fire_at(const policy& p, micros created_at) {
   return created_at + (p.steps.empty() ? 0 : seconds_to_micros(p.steps[0].delay_seconds));
@@ -13,7 +15,10 @@ micros first_fire_at(const policy& p, micros created_at) {
 ladder_position advance(const policy& p, int step, int loop, micros fired_at) {
   auto steps = static_cast<int>(p.steps.size());
   if (step + 1 < steps)
-    return {step + 1, loop, fired_at + seconds_to_micros(p.steps[step + 1].delay_seconds), {}};
+    return {step + 1,
+            loop,
+            fired_at + seconds_to_micros(p.steps[step + 1].delay_seconds),
+            {}};
   if (loop < p.repeat) {
     auto gap = p.repeat_delay_seconds.value_or(p.steps.back().delay_seconds);
     return {0, loop + 1, fired_at + seconds_to_micros(gap), {}};

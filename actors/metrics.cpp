@@ -9,8 +9,8 @@ namespace belay::metrics {
 namespace {
 
 // Latency buckets in seconds: sub-millisecond HTTP up to multi-second deliveries.
-constexpr std::array<double, 14> bounds = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
-                                           0.1,    0.25,  0.5,    1,     2.5,   5,     10};
+constexpr std::array<double, 14> bounds = {
+    0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10};
 
 struct histogram {
   std::array<uint64_t, bounds.size()> buckets{};
@@ -26,21 +26,22 @@ struct family {
 };
 
 const std::map<std::string, std::pair<std::string, std::string>> known = {
-  {"belay_events_total", {"counter", "Events received, by format and outcome."}},
-  {"belay_acks_total", {"counter", "Incidents acknowledged."}},
-  {"belay_resolves_total", {"counter", "Incidents resolved."}},
-  {"belay_steps_fired_total", {"counter", "Escalation steps fired."}},
-  {"belay_deliveries_total", {"counter", "Delivery attempts, by channel and outcome."}},
-  {"belay_incidents", {"gauge", "Incidents by status (non-resolved)."}},
-  {"belay_incident_actors", {"gauge", "Live incident actors on this node."}},
-  {"belay_outbox_depth", {"gauge", "Deliveries waiting to be sent (PENDING or CLAIMED)."}},
-  {"belay_outbox_oldest_due_age_seconds",
-   {"gauge", "Age of the oldest due, unsent delivery (0 when none)."}},
-  {"belay_ingest_latency_seconds", {"histogram", "Time to answer an ingest request."}},
-  {"belay_step_lateness_seconds",
-   {"histogram", "Actual minus scheduled fire time of escalation steps."}},
-  {"belay_delivery_latency_seconds",
-   {"histogram", "Time from a delivery's creation to its successful send."}},
+    {"belay_events_total", {"counter", "Events received, by format and outcome."}},
+    {"belay_acks_total", {"counter", "Incidents acknowledged."}},
+    {"belay_resolves_total", {"counter", "Incidents resolved."}},
+    {"belay_steps_fired_total", {"counter", "Escalation steps fired."}},
+    {"belay_deliveries_total", {"counter", "Delivery attempts, by channel and outcome."}},
+    {"belay_incidents", {"gauge", "Incidents by status (non-resolved)."}},
+    {"belay_incident_actors", {"gauge", "Live incident actors on this node."}},
+    {"belay_outbox_depth",
+     {"gauge", "Deliveries waiting to be sent (PENDING or CLAIMED)."}},
+    {"belay_outbox_oldest_due_age_seconds",
+     {"gauge", "Age of the oldest due, unsent delivery (0 when none)."}},
+    {"belay_ingest_latency_seconds", {"histogram", "Time to answer an ingest request."}},
+    {"belay_step_lateness_seconds",
+     {"histogram", "Actual minus scheduled fire time of escalation steps."}},
+    {"belay_delivery_latency_seconds",
+     {"histogram", "Time from a delivery's creation to its successful send."}},
 };
 
 std::mutex mutex;
@@ -73,7 +74,8 @@ std::string escape(const std::string& v) {
   return out;
 }
 
-std::string series(const std::string& name, const labels& l, const std::string& extra = "") {
+std::string series(const std::string& name, const labels& l,
+                   const std::string& extra = "") {
   std::string out = name;
   if (l.empty() && extra.empty())
     return out;
@@ -128,13 +130,16 @@ double value(const std::string& name, const labels& l) {
   return v == f->second.values.end() ? 0 : v->second;
 }
 
-void count_transition(bool ack) { count(ack ? "belay_acks_total" : "belay_resolves_total"); }
+void count_transition(bool ack) {
+  count(ack ? "belay_acks_total" : "belay_resolves_total");
+}
 
 std::string render() {
   std::lock_guard lock{mutex};
   std::ostringstream out;
   for (auto& [name, f] : families()) {
-    out << "# HELP " << name << " " << f.help << "\n# TYPE " << name << " " << f.type << "\n";
+    out << "# HELP " << name << " " << f.help << "\n# TYPE " << name << " " << f.type
+        << "\n";
     for (auto& [l, v] : f.values)
       out << series(name, l) << " " << number(v) << "\n";
     for (auto& [l, h] : f.histograms) {

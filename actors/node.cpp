@@ -21,7 +21,8 @@ void configure(caf::actor_system_config& cfg) {
 
 node start_node(caf::actor_system& sys, const node_options& opts, wall_clock clock) {
   node n;
-  n.storage = spawn_storage(sys, opts.database_url, opts.storage_workers, opts.detached_io);
+  n.storage =
+      spawn_storage(sys, opts.database_url, opts.storage_workers, opts.detached_io);
   n.d.storage = n.storage;
   n.d.clock = clock;
   n.d.node_id = opts.node_id;
@@ -29,7 +30,8 @@ node start_node(caf::actor_system& sys, const node_options& opts, wall_clock clo
   n.senders = spawn_senders(sys, opts.senders, opts.detached_io);
   dispatcher_options dopts;
   dopts.delivery.claim_lease_seconds = opts.claim_lease_seconds;
-  dopts.poll_interval = std::chrono::microseconds{static_cast<int64_t>(opts.poll_seconds * 1e6)};
+  dopts.poll_interval =
+      std::chrono::microseconds{static_cast<int64_t>(opts.poll_seconds * 1e6)};
   n.dispatcher = sys.spawn(dispatcher, n.senders, dopts, n.d);
   n.d.dispatcher = n.dispatcher;
   n.registry = sys.spawn(registry, n.d);

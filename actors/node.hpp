@@ -5,7 +5,6 @@
 
 #include <caf/actor.hpp>
 #include <caf/actor_system_config.hpp>
-
 #include <string>
 
 namespace belay {
@@ -16,9 +15,9 @@ struct node_options {
   size_t storage_workers = 4;
   double lease_seconds = 30;
   bool detached_io = true; // false in tests: everything runs on the test scheduler
-  size_t senders = 8;       // threads making blocking transport calls
+  size_t senders = 8;      // threads making blocking transport calls
   double claim_lease_seconds = 300;
-  double poll_seconds = 5;  // how often lapsed claims are released and channels polled
+  double poll_seconds = 5; // how often lapsed claims are released and channels polled
 };
 
 // Registers belay's message types and quiets CAF's own logger.

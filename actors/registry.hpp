@@ -7,7 +7,8 @@
 //   (atom::adopt) -> size_t                                  incidents adopted
 //   (atom::get) -> registry_stats
 //   (atom::get, int64_t incident_id) -> caf::actor          the live actor, or none
-//   (atom::views, int64_t org) -> std::vector<incident_view>  asks each of the org's actors
+//   (atom::views, int64_t org) -> std::vector<incident_view>  asks each of the org's
+//   actors
 #pragma once
 
 #include "actors/deps.hpp"
@@ -15,7 +16,6 @@
 
 #include <caf/actor_addr.hpp>
 #include <caf/stateful_actor.hpp>
-
 #include <map>
 #include <utility>
 
@@ -33,4 +33,3 @@ struct registry_state {
 caf::behavior registry(caf::stateful_actor<registry_state>* self, deps d);
 
 } // namespace belay
-

@@ -82,41 +82,43 @@ void run_batch(worker_ptr self, const std::string& url, std::vector<queued_job>&
 
 caf::behavior storage_worker(worker_ptr self, std::string url) {
   return {
-    [self](atom::run, db_job& job) {
-      auto rp = self->make_response_promise();
-      self->state.queue.push_back({std::move(job), rp});
-      // Everything already in the mailbox is queued before this flush arrives.
-      if (!self->state.flush_pending) {
-        self->state.flush_pending = true;
-        self->send(self, atom::flush_v);
-      }
-      return rp;
-    },
-    [self, url](atom::flush) {
-      auto& st = self->state;
-      st.flush_pending = false;
-      auto all = std::move(st.queue);
-      st.queue.clear();
-      for (size_t from = 0; from < all.size(); from += max_batch) {
-        auto to = std::min(all.size(), from + max_batch);
-        std::vector<queued_job> batch{std::make_move_iterator(all.begin() + from),
-                                      std::make_move_iterator(all.begin() + to)};
-        run_batch(self, url, batch);
-      }
-    },
+      [self](atom::run, db_job& job) {
+        auto rp = self->make_response_promise();
+        self->state.queue.push_back({std::move(job), rp});
+        // Everything already in the mailbox is queued before this flush arrives.
+        if (!self->state.flush_pending) {
+          self->state.flush_pending = true;
+          self->send(self, atom::flush_v);
+        }
+        return rp;
+      },
+      [self, url](atom::flush) {
+        auto& st = self->state;
+        st.flush_pending = false;
+        auto all = std::move(st.queue);
+        st.queue.clear();
+        for (size_t from = 0; from < all.size(); from += max_batch) {
+          auto to = std::min(all.size(), from + max_batch);
+          std::vector<queued_job> batch{std::make_move_iterator(all.begin() + from),
+                                        std::make_move_iterator(all.begin() + to)};
+          run_batch(self, url, batch);
+        }
+      },
   };
 }
 
-caf::behavior storage_router(caf::event_based_actor* self, std::vector<caf::actor> workers) {
+caf::behavior storage_router(caf::event_based_actor* self,
+                             std::vector<caf::actor> workers) {
   auto next = std::make_shared<size_t>(0);
   return {
-    [self, workers, next](atom::run, db_job& job) {
-      auto& w = workers[(*next)++ % workers.size()];
-      return self->delegate(w, atom::run_v, std::move(job));
-    },
-    [self, workers](atom::run, uint64_t shard, db_job& job) {
-      return self->delegate(workers[shard % workers.size()], atom::run_v, std::move(job));
-    },
+      [self, workers, next](atom::run, db_job& job) {
+        auto& w = workers[(*next)++ % workers.size()];
+        return self->delegate(w, atom::run_v, std::move(job));
+      },
+      [self, workers](atom::run, uint64_t shard, db_job& job) {
+        return self->delegate(workers[shard % workers.size()], atom::run_v,
+                              std::move(job));
+      },
   };
 }
 
@@ -131,7 +133,8 @@ caf::actor spawn_storage(caf::actor_system& sys, const std::string& database_url
   auto router = sys.spawn(storage_router, all);
   // The workers end with the router.
   for (auto& w : all)
-    router->attach_functor([w] { caf::anon_send_exit(w, caf::exit_reason::user_shutdown); });
+    router->attach_functor(
+        [w] { caf::anon_send_exit(w, caf::exit_reason::user_shutdown); });
   return router;
 }
 

@@ -18,7 +18,6 @@
 
 #include <caf/actor.hpp>
 #include <caf/message.hpp>
-
 #include <functional>
 #include <string>
 
@@ -28,9 +27,10 @@ caf::actor spawn_storage(caf::actor_system& sys, const std::string& database_url
                          size_t workers, bool detached);
 
 // Wraps a typed job (R(storage::connection&)) for the storage actor.
-template <class Job>
-db_job make_db_job(Job job) {
-  return [job = std::move(job)](storage::connection& c) { return caf::make_message(job(c)); };
+template <class Job> db_job make_db_job(Job job) {
+  return [job = std::move(job)](storage::connection& c) {
+    return caf::make_message(job(c));
+  };
 }
 
 // The shard of everything about one incident.

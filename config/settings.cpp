@@ -12,23 +12,29 @@ namespace belay {
 
 const std::vector<setting_info>& setting_table() {
   static const std::vector<setting_info> table = {
-    {"config", "BELAY_CONFIG", "", "config file of name = value lines (see config/belay.conf)"},
-    {"listen", "BELAY_LISTEN", "127.0.0.1", "address the HTTP server binds"},
-    {"port", "BELAY_PORT", "8080", "HTTP port"},
-    {"database-url", "DATABASE_URL", "", "PostgreSQL connection string (required)", true},
-    {"http-threads", "BELAY_HTTP_THREADS", "16", "HTTP worker threads (one per keep-alive client)"},
-    {"db-connections", "BELAY_DB_CONNECTIONS", "4", "database connections for storage workers"},
-    {"log-level", "BELAY_LOG_LEVEL", "info", "trace, debug, info, warn or error"},
-    {"provision", "BELAY_PROVISION", "", "provisioning JSON applied at start (orgs, keys, channels)"},
-    {"node-id", "BELAY_NODE_ID", "<hostname>",
-     "name this node uses for leases and claims; stable across restarts so a restarted "
-     "node re-adopts its incidents at once (give each process on one host its own)"},
-    {"claim-lease-seconds", "BELAY_CLAIM_LEASE_SECONDS", "300",
-     "how long a claimed delivery stays claimed before another worker may retry it"},
-    {"lease-seconds", "BELAY_LEASE_SECONDS", "30", "incident ownership lease of this node"},
-    {"poll-seconds", "BELAY_POLL_SECONDS", "5",
-     "how often lapsed delivery claims are released and every channel polled"},
-    {"senders", "BELAY_SENDERS", "8", "threads making blocking delivery calls"},
+      {"config", "BELAY_CONFIG", "",
+       "config file of name = value lines (see config/belay.conf)"},
+      {"listen", "BELAY_LISTEN", "127.0.0.1", "address the HTTP server binds"},
+      {"port", "BELAY_PORT", "8080", "HTTP port"},
+      {"database-url", "DATABASE_URL", "", "PostgreSQL connection string (required)",
+       true},
+      {"http-threads", "BELAY_HTTP_THREADS", "16",
+       "HTTP worker threads (one per keep-alive client)"},
+      {"db-connections", "BELAY_DB_CONNECTIONS", "4",
+       "database connections for storage workers"},
+      {"log-level", "BELAY_LOG_LEVEL", "info", "trace, debug, info, warn or error"},
+      {"provision", "BELAY_PROVISION", "",
+       "provisioning JSON applied at start (orgs, keys, channels)"},
+      {"node-id", "BELAY_NODE_ID", "<hostname>",
+       "name this node uses for leases and claims; stable across restarts so a restarted "
+       "node re-adopts its incidents at once (give each process on one host its own)"},
+      {"claim-lease-seconds", "BELAY_CLAIM_LEASE_SECONDS", "300",
+       "how long a claimed delivery stays claimed before another worker may retry it"},
+      {"lease-seconds", "BELAY_LEASE_SECONDS", "30",
+       "incident ownership lease of this node"},
+      {"poll-seconds", "BELAY_POLL_SECONDS", "5",
+       "how often lapsed delivery claims are released and every channel polled"},
+      {"senders", "BELAY_SENDERS", "8", "threads making blocking delivery calls"},
   };
   return table;
 }
@@ -55,8 +61,8 @@ double to_seconds(const std::string& name, const std::string& v) {
       return d;
   } catch (const std::exception&) {
   }
-  throw std::invalid_argument(name + ": expected a positive number of seconds, got '" + v +
-                              "'");
+  throw std::invalid_argument(name + ": expected a positive number of seconds, got '" +
+                              v + "'");
 }
 
 void apply(settings& s, const std::string& key, const std::string& value,
@@ -192,7 +198,8 @@ std::string describe(const settings& s) {
   out << "listen=" << s.listen << ":" << s.port
       << " database=" << storage::redact_url(s.database_url)
       << " http_threads=" << s.http_threads << " db_connections=" << s.db_connections
-      << " node=" << s.node_id << " provision=" << (s.provision.empty() ? "-" : s.provision);
+      << " node=" << s.node_id
+      << " provision=" << (s.provision.empty() ? "-" : s.provision);
   return out.str();
 }
 

@@ -27,11 +27,11 @@ struct settings {
 };
 
 struct setting_info {
-  std::string flag;      // "port" for --port
-  std::string env;       // BELAY_PORT
-  std::string fallback;  // default shown in --help
+  std::string flag;     // "port" for --port
+  std::string env;      // BELAY_PORT
+  std::string fallback; // default shown in --help
   std::string help;
-  bool secret = false;   // never echoed
+  bool secret = false; // never echoed
 };
 
 const std::vector<setting_info>& setting_table();

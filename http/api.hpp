@@ -4,9 +4,8 @@
 
 #include "protocol/views.hpp"
 
-#include <caf/actor.hpp>
-
 #include <atomic>
+#include <caf/actor.hpp>
 #include <chrono>
 
 namespace caf {
@@ -29,7 +28,7 @@ struct api {
   caf::actor dispatcher;
   storage::pool& db;
   key_store& keys;
-  node_info node;              // id, version, started_at
+  node_info node; // id, version, started_at
   size_t storage_workers = 0;
   std::atomic<bool> stopping{false}; // long-lived streams end when set
   std::chrono::milliseconds actor_timeout{10'000};

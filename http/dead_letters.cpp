@@ -14,7 +14,8 @@ void list(api& a, const httplib::Request& req, httplib::Response& res) {
   if (!org)
     return;
   auto conn = a.db.acquire();
-  reply_json(res, 200, protocol::render_dead_letters(storage::list_dead_letters(*conn, *org, 500)));
+  reply_json(res, 200,
+             protocol::render_dead_letters(storage::list_dead_letters(*conn, *org, 500)));
 }
 
 void replay(api& a, const httplib::Request& req, httplib::Response& res) {
@@ -22,30 +23,33 @@ void replay(api& a, const httplib::Request& req, httplib::Response& res) {
   if (!org)
     return;
   auto text = req.matches[1].str();
-  if (text.empty() || text.size() > 18 || text.find_first_not_of("0123456789") != std::string::npos)
+  if (text.empty() || text.size() > 18 ||
+      text.find_first_not_of("0123456789") != std::string::npos)
     return reply_error(res, 404, "not_found", "no such dead letter");
   auto r = ask<storage::replay_result>(a, a.dispatcher, res, atom::replay_v, *org,
                                        static_cast<int64_t>(std::stoll(text)));
   if (!r)
     return;
   switch (r->code) {
-    case reply_code::ok:
-      return reply_json(res, 202,
-                        "{\"deliveryId\":" + std::to_string(r->delivery_id) + "}");
-    case reply_code::conflict:
-      return reply_error(res, 409, "already_replayed", "this dead letter was replayed already");
-    default:
-      return reply_error(res, 404, "not_found", "no such dead letter");
+  case reply_code::ok:
+    return reply_json(res, 202,
+                      "{\"deliveryId\":" + std::to_string(r->delivery_id) + "}");
+  case reply_code::conflict:
+    return reply_error(res, 409, "already_replayed",
+                       "this dead letter was replayed already");
+  default:
+    return reply_error(res, 404, "not_found", "no such dead letter");
   }
 }
 
 } // namespace
 
 void add_dead_letter_routes(httplib::Server& http, api& a) {
-  http.Get("/api/v1/dead-letters",
-           [&a](const httplib::Request& req, httplib::Response& res) { list(a, req, res); });
-  http.Post(R"(/api/v1/dead-letters/([^/]+)/replay)",
-            [&a](const httplib::Request& req, httplib::Response& res) { replay(a, req, res); });
+  http.Get("/api/v1/dead-letters", [&a](const httplib::Request& req,
+                                        httplib::Response& res) { list(a, req, res); });
+  http.Post(
+      R"(/api/v1/dead-letters/([^/]+)/replay)",
+      [&a](const httplib::Request& req, httplib::Response& res) { replay(a, req, res); });
 }
 
 } // namespace belay

@@ -1,18 +1,20 @@
 // The native incident API (DESIGN.md section 5): /api/v1/incidents…
+#include "storage/incidents.hpp"
+
 #include "actors/fwd.hpp"
 #include "http/respond.hpp"
 #include "protocol/incident_json.hpp"
 #include "protocol/incident_request.hpp"
 #include "storage/db.hpp"
 #include "storage/deliveries.hpp"
-#include "storage/incidents.hpp"
 
 namespace belay {
 
 namespace {
 
 std::optional<int64_t> parse_id(const std::string& text) {
-  if (text.empty() || text.size() > 18 || text.find_first_not_of("0123456789") != std::string::npos)
+  if (text.empty() || text.size() > 18 ||
+      text.find_first_not_of("0123456789") != std::string::npos)
     return std::nullopt;
   return std::stoll(text);
 }
@@ -23,20 +25,21 @@ void not_found(httplib::Response& res) {
 
 void reply_transition(httplib::Response& res, const transition_reply& r) {
   switch (r.code) {
-    case reply_code::ok:
-    case reply_code::unchanged:
-      reply_json(res, 200, protocol::render_incident_only(r.incident));
-      return;
-    case reply_code::conflict:
-      reply_error(res, 409, "invalid_transition",
-                  "incident " + std::to_string(r.incident.id) + " is " + r.incident.status);
-      return;
-    default:
-      not_found(res);
+  case reply_code::ok:
+  case reply_code::unchanged:
+    reply_json(res, 200, protocol::render_incident_only(r.incident));
+    return;
+  case reply_code::conflict:
+    reply_error(res, 409, "invalid_transition",
+                "incident " + std::to_string(r.incident.id) + " is " + r.incident.status);
+    return;
+  default:
+    not_found(res);
   }
 }
 
-void transit(api& a, const httplib::Request& req, httplib::Response& res, transition kind) {
+void transit(api& a, const httplib::Request& req, httplib::Response& res,
+             transition kind) {
   auto org = authenticate(a, req, res);
   if (!org)
     return;
@@ -65,8 +68,8 @@ void create(api& a, const httplib::Request& req, httplib::Response& res) {
   if (auto bad = find_unstorable(req.body))
     return reply_error(res, unstorable_error(*bad));
   auto& t = std::get<0>(parsed);
-  trigger_command cmd{*org, t.dedup_key, t.title, t.severity, t.policy, t.details_json,
-                      req.body, false};
+  trigger_command cmd{*org,     t.dedup_key,    t.title,  t.severity,
+                      t.policy, t.details_json, req.body, false};
   auto r = ask<trigger_reply>(a, a.registry, res, atom::trigger_v, cmd);
   if (!r)
     return;
@@ -85,7 +88,8 @@ void list(api& a, const httplib::Request& req, httplib::Response& res) {
   if (!status.empty() && status != status_open && status != status_acknowledged &&
       status != status_exhausted && status != status_resolved)
     return reply_error(res, 400, "invalid_value",
-                       "status must be OPEN, ACKNOWLEDGED, EXHAUSTED or RESOLVED", "status");
+                       "status must be OPEN, ACKNOWLEDGED, EXHAUSTED or RESOLVED",
+                       "status");
   int limit = 50;
   if (req.has_param("limit")) {
     auto n = parse_id(req.get_param_value("limit"));
@@ -122,20 +126,21 @@ void show(api& a, const httplib::Request& req, httplib::Response& res) {
   if (!held)
     return not_found(res);
   reply_json(res, 200,
-             protocol::render_incident_detail(held->incident,
-                                              storage::load_timeline(*conn, *org, *id),
-                                              storage::load_deliveries(*conn, *org, *id)));
+             protocol::render_incident_detail(
+                 held->incident, storage::load_timeline(*conn, *org, *id),
+                 storage::load_deliveries(*conn, *org, *id)));
 }
 
 } // namespace
 
 void add_incident_routes(httplib::Server& http, api& a) {
-  http.Post("/api/v1/incidents",
-            [&a](const httplib::Request& req, httplib::Response& res) { create(a, req, res); });
-  http.Get("/api/v1/incidents",
-           [&a](const httplib::Request& req, httplib::Response& res) { list(a, req, res); });
-  http.Get(R"(/api/v1/incidents/([^/]+))",
-           [&a](const httplib::Request& req, httplib::Response& res) { show(a, req, res); });
+  http.Post("/api/v1/incidents", [&a](const httplib::Request& req,
+                                      httplib::Response& res) { create(a, req, res); });
+  http.Get("/api/v1/incidents", [&a](const httplib::Request& req,
+                                     httplib::Response& res) { list(a, req, res); });
+  http.Get(
+      R"(/api/v1/incidents/([^/]+))",
+      [&a](const httplib::Request& req, httplib::Response& res) { show(a, req, res); });
   http.Post(R"(/api/v1/incidents/([^/]+)/ack)",
             [&a](const httplib::Request& req, httplib::Response& res) {
               transit(a, req, res, transition::ack);

@@ -38,19 +38,27 @@ void pagerduty(api& a, const httplib::Request& req, httplib::Response& res) {
   if (ev.event_action == "trigger") {
     if (ev.dedup_key.empty())
       ev.dedup_key = generated_dedup_key();
-    trigger_command cmd{integration->org_id, ev.dedup_key, ev.summary, ev.severity,
-                        integration->policy, ev.details_json, req.body, integration->shadow,
+    trigger_command cmd{integration->org_id,
+                        ev.dedup_key,
+                        ev.summary,
+                        ev.severity,
+                        integration->policy,
+                        ev.details_json,
+                        req.body,
+                        integration->shadow,
                         "events"};
     auto r = ask<trigger_reply>(a, a.registry, res, atom::trigger_v, cmd);
     if (!r)
       return;
     if (r->code == reply_code::unknown_policy)
-      return reply_json(res, 400, protocol::render_pd_invalid(
-                                    {"Integration policy '" + integration->policy +
-                                     "' does not exist"}));
+      return reply_json(
+          res, 400,
+          protocol::render_pd_invalid(
+              {"Integration policy '" + integration->policy + "' does not exist"}));
   } else {
     auto kind = ev.event_action == "acknowledge" ? transition::ack : transition::resolve;
-    transition_command cmd{integration->org_id, 0, ev.dedup_key, kind, "pagerduty", "events"};
+    transition_command cmd{integration->org_id, 0,       ev.dedup_key, kind,
+                           "pagerduty",         "events"};
     // PagerDuty accepts an acknowledge or resolve of an unknown key, and so do we.
     if (!ask<transition_reply>(a, a.registry, res, atom::transit_v, cmd))
       return;
@@ -78,9 +86,9 @@ void alertmanager(api& a, const httplib::Request& req, httplib::Response& res) {
   protocol::am_counts counts;
   for (auto& alert : std::get<protocol::am_webhook>(parsed).alerts) {
     if (alert.status == "firing") {
-      trigger_command cmd{integration->org_id, alert.dedup_key, alert.title, alert.severity,
-                          integration->policy, "{}", alert.payload_json, integration->shadow,
-                          "alertmanager"};
+      trigger_command cmd{integration->org_id, alert.dedup_key,     alert.title,
+                          alert.severity,      integration->policy, "{}",
+                          alert.payload_json,  integration->shadow, "alertmanager"};
       auto r = ask<trigger_reply>(a, a.registry, res, atom::trigger_v, cmd);
       if (!r)
         return;
@@ -91,8 +99,9 @@ void alertmanager(api& a, const httplib::Request& req, httplib::Response& res) {
       else
         ++counts.deduplicated;
     } else {
-      transition_command cmd{integration->org_id, 0, alert.dedup_key, transition::resolve,
-                             "alertmanager", "alertmanager"};
+      transition_command cmd{integration->org_id, 0,
+                             alert.dedup_key,     transition::resolve,
+                             "alertmanager",      "alertmanager"};
       auto r = ask<transition_reply>(a, a.registry, res, atom::transit_v, cmd);
       if (!r)
         return;

@@ -29,8 +29,10 @@ std::optional<inspector_snapshot> snapshot(api& a, int64_t org, httplib::Respons
   s.node = a.node;
   s.node.now = system_now();
   auto stats = ask<registry_stats>(a, a.registry, res, atom::get_v);
-  auto incidents = ask<std::vector<incident_view>>(a, a.registry, res, atom::views_v, org);
-  auto channels = ask<std::vector<channel_view>>(a, a.dispatcher, res, atom::views_v, org);
+  auto incidents =
+      ask<std::vector<incident_view>>(a, a.registry, res, atom::views_v, org);
+  auto channels =
+      ask<std::vector<channel_view>>(a, a.dispatcher, res, atom::views_v, org);
   if (!stats || !incidents || !channels)
     return std::nullopt;
   s.registry = *stats;
@@ -38,8 +40,8 @@ std::optional<inspector_snapshot> snapshot(api& a, int64_t org, httplib::Respons
   std::sort(s.incidents.begin(), s.incidents.end(), [](auto& x, auto& y) {
     auto due = [](const incident_view& v) {
       return v.incident.status == status_open && v.incident.next_fire_at
-               ? *v.incident.next_fire_at
-               : std::numeric_limits<micros>::max();
+                 ? *v.incident.next_fire_at
+                 : std::numeric_limits<micros>::max();
     };
     return std::make_pair(due(x), x.incident.id) < std::make_pair(due(y), y.incident.id);
   });
@@ -69,21 +71,22 @@ void stream(api& a, const httplib::Request& req, httplib::Response& res) {
     return;
   res.set_header("Cache-Control", "no-cache");
   res.set_chunked_content_provider(
-    "text/event-stream", [&a, org = *org](size_t, httplib::DataSink& sink) {
-      httplib::Response scratch;
-      auto s = snapshot(a, org, scratch);
-      std::string event = s ? "event: snapshot\ndata: " + protocol::render_inspector(*s) + "\n\n"
-                            : "event: error\ndata: " + scratch.body + "\n\n";
-      if (!sink.write(event.data(), event.size()))
-        return false;
-      for (int i = 0; i < 10 && !a.stopping && sink.is_writable(); ++i)
-        std::this_thread::sleep_for(std::chrono::milliseconds{100});
-      if (a.stopping || !sink.is_writable()) {
-        sink.done();
-        return false;
-      }
-      return true;
-    });
+      "text/event-stream", [&a, org = *org](size_t, httplib::DataSink& sink) {
+        httplib::Response scratch;
+        auto s = snapshot(a, org, scratch);
+        std::string event =
+            s ? "event: snapshot\ndata: " + protocol::render_inspector(*s) + "\n\n"
+              : "event: error\ndata: " + scratch.body + "\n\n";
+        if (!sink.write(event.data(), event.size()))
+          return false;
+        for (int i = 0; i < 10 && !a.stopping && sink.is_writable(); ++i)
+          std::this_thread::sleep_for(std::chrono::milliseconds{100});
+        if (a.stopping || !sink.is_writable()) {
+          sink.done();
+          return false;
+        }
+        return true;
+      });
 }
 
 std::string content_type(std::string_view file) {
@@ -114,10 +117,11 @@ void asset(const std::string& name, httplib::Response& res) {
 } // namespace
 
 void add_inspector_routes(httplib::Server& http, api& a) {
-  http.Get("/api/v1/inspector",
-           [&a](const httplib::Request& req, httplib::Response& res) { inspect(a, req, res); });
-  http.Get("/api/v1/inspector/stream",
-           [&a](const httplib::Request& req, httplib::Response& res) { stream(a, req, res); });
+  http.Get("/api/v1/inspector", [&a](const httplib::Request& req,
+                                     httplib::Response& res) { inspect(a, req, res); });
+  http.Get(
+      "/api/v1/inspector/stream",
+      [&a](const httplib::Request& req, httplib::Response& res) { stream(a, req, res); });
   http.Get("/console", [](const httplib::Request&, httplib::Response& res) {
     asset("index.html", res);
   });

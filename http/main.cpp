@@ -14,17 +14,17 @@
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
 #include <caf/scoped_actor.hpp>
-#include <spdlog/spdlog.h>
-
 #include <csignal>
 #include <fstream>
 #include <iostream>
+#include <spdlog/spdlog.h>
 #include <sstream>
 #include <thread>
 
 namespace {
 
-const char* usage = R"(belay — on-call paging: alerts in, incidents deduplicated, escalation ladders out.
+const char* usage =
+    R"(belay — on-call paging: alerts in, incidents deduplicated, escalation ladders out.
 
 Usage:
   belay serve [flags]     run a node: migrate, provision, re-adopt incidents, serve HTTP
@@ -52,8 +52,9 @@ std::string read_file(const std::string& path) {
 void provision(belay::storage::connection& conn, const std::string& path) {
   auto parsed = belay::protocol::parse_provisioning(read_file(path));
   if (auto* err = std::get_if<belay::protocol::error>(&parsed))
-    throw std::runtime_error("provisioning file '" + path + "': " +
-                             (err->field.empty() ? "" : err->field + ": ") + err->message);
+    throw std::runtime_error("provisioning file '" + path +
+                             "': " + (err->field.empty() ? "" : err->field + ": ") +
+                             err->message);
   auto report = belay::storage::apply_provisioning(conn, std::get<0>(parsed));
   spdlog::info("provisioned {} org(s) from {}: {} row(s) changed", report.orgs, path,
                report.changed_rows);
@@ -91,13 +92,15 @@ int serve(const belay::settings& s) {
   opts.senders = static_cast<size_t>(s.senders);
   opts.claim_lease_seconds = s.claim_lease_seconds;
   opts.poll_seconds = s.poll_seconds;
-  auto node = belay::start_node(sys, opts, belay::anchor_to_system_time(sys.clock().now()));
+  auto node =
+      belay::start_node(sys, opts, belay::anchor_to_system_time(sys.clock().now()));
   {
     caf::scoped_actor self{sys};
     bool adopted = false;
     self->request(node.registry, std::chrono::seconds{60}, belay::atom::adopt_v)
-      .receive([&](size_t) { adopted = true; },
-               [&](caf::error& e) { spdlog::error("adoption failed: {}", to_string(e)); });
+        .receive(
+            [&](size_t) { adopted = true; },
+            [&](caf::error& e) { spdlog::error("adoption failed: {}", to_string(e)); });
     if (!adopted) {
       belay::stop_node(sys, node);
       return 1;
@@ -116,8 +119,8 @@ int serve(const belay::settings& s) {
     return 1;
   }
   std::thread serving{[&] { http.run(); }};
-  spdlog::info("belay {} serving on http://{}:{} (node {})", BELAY_VERSION, s.listen, port,
-               s.node_id);
+  spdlog::info("belay {} serving on http://{}:{} (node {})", BELAY_VERSION, s.listen,
+               port, s.node_id);
 
   int sig = 0;
   sigwait(&stop_signals, &sig);

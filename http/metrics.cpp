@@ -1,6 +1,7 @@
 // GET /metrics: Prometheus text format, for belay to be watched like anything else.
-#include "actors/fwd.hpp"
 #include "actors/metrics.hpp"
+
+#include "actors/fwd.hpp"
 #include "http/respond.hpp"
 #include "storage/db.hpp"
 #include "storage/stats.hpp"
@@ -12,10 +13,12 @@ void add_metrics_routes(httplib::Server& http, api& a) {
     {
       auto conn = a.db.acquire();
       for (auto& [status, n] : storage::unresolved_by_status(*conn))
-        metrics::set_gauge("belay_incidents", static_cast<double>(n), {{"status", status}});
+        metrics::set_gauge("belay_incidents", static_cast<double>(n),
+                           {{"status", status}});
       auto outbox = storage::outbox(*conn);
       metrics::set_gauge("belay_outbox_depth", static_cast<double>(outbox.depth));
-      metrics::set_gauge("belay_outbox_oldest_due_age_seconds", outbox.oldest_due_age_seconds);
+      metrics::set_gauge("belay_outbox_oldest_due_age_seconds",
+                         outbox.oldest_due_age_seconds);
     }
     if (auto stats = ask<registry_stats>(a, a.registry, res, atom::get_v))
       metrics::set_gauge("belay_incident_actors", static_cast<double>(stats->held));

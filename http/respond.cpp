@@ -3,9 +3,8 @@
 #include "http/keys.hpp"
 #include "protocol/text.hpp"
 
-#include <rapidjson/document.h>
-
 #include <cctype>
+#include <rapidjson/document.h>
 
 namespace belay {
 
@@ -97,7 +96,8 @@ std::optional<int64_t> authenticate(api& a, const httplib::Request& req,
                                     httplib::Response& res) {
   auto key = bearer_key(req);
   if (key.empty()) {
-    reply_error(res, 401, "missing_key", "send the org API key as 'Authorization: Bearer <key>'");
+    reply_error(res, 401, "missing_key",
+                "send the org API key as 'Authorization: Bearer <key>'");
     return std::nullopt;
   }
   auto org = a.keys.org_for(key);

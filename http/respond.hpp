@@ -61,11 +61,11 @@ std::optional<Reply> ask(api& a, const caf::actor& whom, httplib::Response& res,
   std::optional<Reply> out;
   caf::scoped_actor self{a.sys};
   self->request(whom, a.actor_timeout, std::forward<Ts>(xs)...)
-    .receive([&](Reply& r) { out = std::move(r); },
-             [&](caf::error& e) {
-               reply_error(res, 503, "unavailable", "belay could not complete the request: " +
-                                                      to_string(e));
-             });
+      .receive([&](Reply& r) { out = std::move(r); },
+               [&](caf::error& e) {
+                 reply_error(res, 503, "unavailable",
+                             "belay could not complete the request: " + to_string(e));
+               });
   return out;
 }
 

@@ -37,42 +37,44 @@ server::server(api& a, int threads) : impl_(new impl{a, {}}) {
   http.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
   http.set_payload_max_length(max_body_bytes);
   http.set_error_handler(httplib::Server::HandlerWithResponse{
-    [](const httplib::Request&, httplib::Response& res) {
-    if (!res.body.empty())
-      return httplib::Server::HandlerResponse::Unhandled;
-    protocol::error e;
-    e.status = res.status;
-    switch (res.status) {
-      case 404:
-        e.code = "not_found";
-        e.message = "no such endpoint";
-        break;
-      case 413:
-        e.code = "body_too_large";
-        e.message = "request bodies are limited to 512 KiB";
-        break;
-      default:
-        e.code = "http_error";
-        e.message = "HTTP status " + std::to_string(res.status);
-    }
-    res.set_content(protocol::render_error(e), "application/json");
-    return httplib::Server::HandlerResponse::Handled;
-  }});
+      [](const httplib::Request&, httplib::Response& res) {
+        if (!res.body.empty())
+          return httplib::Server::HandlerResponse::Unhandled;
+        protocol::error e;
+        e.status = res.status;
+        switch (res.status) {
+        case 404:
+          e.code = "not_found";
+          e.message = "no such endpoint";
+          break;
+        case 413:
+          e.code = "body_too_large";
+          e.message = "request bodies are limited to 512 KiB";
+          break;
+        default:
+          e.code = "http_error";
+          e.message = "HTTP status " + std::to_string(res.status);
+        }
+        res.set_content(protocol::render_error(e), "application/json");
+        return httplib::Server::HandlerResponse::Handled;
+      }});
   http.set_exception_handler(
-    [](const httplib::Request& req, httplib::Response& res, std::exception_ptr ep) {
-      std::string what = "unknown error";
-      try {
-        std::rethrow_exception(ep);
-      } catch (const std::exception& e) {
-        what = e.what();
-      } catch (...) {
-      }
-      spdlog::error("http {} {}: {}", req.method, req.path, what);
-      res.status = 503;
-      res.set_content(protocol::render_error({503, "unavailable", "belay could not complete "
-                                                                  "the request; retry", ""}),
-                      "application/json");
-    });
+      [](const httplib::Request& req, httplib::Response& res, std::exception_ptr ep) {
+        std::string what = "unknown error";
+        try {
+          std::rethrow_exception(ep);
+        } catch (const std::exception& e) {
+          what = e.what();
+        } catch (...) {
+        }
+        spdlog::error("http {} {}: {}", req.method, req.path, what);
+        res.status = 503;
+        res.set_content(protocol::render_error({503, "unavailable",
+                                                "belay could not complete "
+                                                "the request; retry",
+                                                ""}),
+                        "application/json");
+      });
   // The same thread runs a request from routing to logging: a thread-local holds its
   // start time for the ingest latency histogram.
   static thread_local std::chrono::steady_clock::time_point started;
@@ -90,9 +92,11 @@ server::server(api& a, int threads) : impl_(new impl{a, {}}) {
     spdlog::debug("http {} {} -> {}", req.method, req.path, res.status);
     if (auto format = ingest_format(req); !format.empty()) {
       std::chrono::duration<double> took = std::chrono::steady_clock::now() - started;
-      metrics::observe("belay_ingest_latency_seconds", took.count(), {{"format", format}});
+      metrics::observe("belay_ingest_latency_seconds", took.count(),
+                       {{"format", format}});
       if (res.status >= 400 && res.status < 500)
-        metrics::count("belay_events_total", {{"format", format}, {"outcome", "rejected"}});
+        metrics::count("belay_events_total",
+                       {{"format", format}, {"outcome", "rejected"}});
     }
   });
   add_health_routes(http, impl_->a);
@@ -111,7 +115,9 @@ int server::bind(const std::string& address, int port) {
   return impl_->http.bind_to_port(address.c_str(), port) ? port : -1;
 }
 
-void server::run() { impl_->http.listen_after_bind(); }
+void server::run() {
+  impl_->http.listen_after_bind();
+}
 
 void server::stop() {
   impl_->a.stopping = true;

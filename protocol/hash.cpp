@@ -31,8 +31,7 @@ std::string hmac_sha256_hex(std::string_view key, std::string_view data) {
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int len = 0;
   HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
-       reinterpret_cast<const unsigned char*>(data.data()), data.size(), digest,
-       &len);
+       reinterpret_cast<const unsigned char*>(data.data()), data.size(), digest, &len);
   return to_hex(digest, len);
 }
 

@@ -45,7 +45,7 @@ void write_incident_view(json_writer& w, const incident_view& v) {
   w.Uint64(v.mailbox);
   w.Key("nextTimerDue");
   write_time_or_null(w, v.incident.status == status_open ? v.incident.next_fire_at
-                                                          : std::nullopt);
+                                                         : std::nullopt);
   w.Key("incident");
   write_incident(w, v.incident);
   w.EndObject();

@@ -40,10 +40,10 @@ struct channel_config {
   int64_t org_id = 0;
   std::string name;
   std::string type; // webhook | slack | email | sms | voice | log
-  std::string url;  // http(s) for webhook/slack, smtp(s) for email, API base for sms/voice
-  std::string secret;   // webhook HMAC key, Twilio auth token, SMTP password
-  std::string account;  // Twilio account SID, SMTP user name
-  std::string from;     // email sender, sms/voice caller id
+  std::string url; // http(s) for webhook/slack, smtp(s) for email, API base for sms/voice
+  std::string secret;  // webhook HMAC key, Twilio auth token, SMTP password
+  std::string account; // Twilio account SID, SMTP user name
+  std::string from;    // email sender, sms/voice caller id
   int max_attempts = 4;
   double retry_base_seconds = 30;
   double retry_cap_seconds = 120;

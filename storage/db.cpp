@@ -16,22 +16,34 @@ std::string trimmed(const char* msg) {
 
 } // namespace
 
-void result::release(pg_result* r) { PQclear(r); }
+void result::release(pg_result* r) {
+  PQclear(r);
+}
 
-int result::rows() const { return PQntuples(res_.get()); }
+int result::rows() const {
+  return PQntuples(res_.get());
+}
 
-bool result::null(int row, int col) const { return PQgetisnull(res_.get(), row, col); }
+bool result::null(int row, int col) const {
+  return PQgetisnull(res_.get(), row, col);
+}
 
 std::string_view result::text(int row, int col) const {
   return {PQgetvalue(res_.get(), row, col),
           static_cast<size_t>(PQgetlength(res_.get(), row, col))};
 }
 
-int64_t result::int64(int row, int col) const { return std::stoll(str(row, col)); }
+int64_t result::int64(int row, int col) const {
+  return std::stoll(str(row, col));
+}
 
-double result::float8(int row, int col) const { return std::stod(str(row, col)); }
+double result::float8(int row, int col) const {
+  return std::stod(str(row, col));
+}
 
-bool result::boolean(int row, int col) const { return text(row, col) == "t"; }
+bool result::boolean(int row, int col) const {
+  return text(row, col) == "t";
+}
 
 std::optional<int64_t> result::opt_int64(int row, int col) const {
   if (null(row, col))
@@ -45,10 +57,13 @@ connection::connection(const std::string& url) : conn_(PQconnectdb(url.c_str()))
     PQfinish(conn_);
     throw db_error("cannot connect to PostgreSQL: " + msg, "");
   }
-  PQsetNoticeProcessor(conn_, [](void*, const char*) {}, nullptr);
+  PQsetNoticeProcessor(
+      conn_, [](void*, const char*) {}, nullptr);
 }
 
-connection::~connection() { PQfinish(conn_); }
+connection::~connection() {
+  PQfinish(conn_);
+}
 
 result connection::exec(const std::string& sql, const std::vector<param>& params) {
   std::vector<const char*> values;
@@ -81,7 +96,9 @@ void connection::run_script(const std::string& sql) {
   throw db_error(msg, sqlstate);
 }
 
-bool connection::healthy() const { return PQstatus(conn_) == CONNECTION_OK; }
+bool connection::healthy() const {
+  return PQstatus(conn_) == CONNECTION_OK;
+}
 
 bool connection::reset() {
   PQreset(conn_);

@@ -19,23 +19,40 @@ namespace belay::storage {
 
 struct db_error : std::runtime_error {
   db_error(const std::string& what, std::string state)
-    : std::runtime_error(what), sqlstate(std::move(state)) {}
+      : std::runtime_error(what), sqlstate(std::move(state)) {}
   std::string sqlstate; // e.g. "23505" unique violation; empty for connection errors
 };
 
 using param = std::optional<std::string>;
 
-inline param arg(std::string v) { return v; }
-inline param arg(const char* v) { return std::string{v}; }
-inline param arg(std::string_view v) { return std::string{v}; }
-inline param arg(bool v) { return std::string{v ? "true" : "false"}; }
-inline param arg(int v) { return std::to_string(v); }
-inline param arg(long v) { return std::to_string(v); }
-inline param arg(long long v) { return std::to_string(v); }
-inline param arg(double v) { return std::to_string(v); }
-inline param arg(std::nullopt_t) { return std::nullopt; }
-template <class T>
-param arg(const std::optional<T>& v) {
+inline param arg(std::string v) {
+  return v;
+}
+inline param arg(const char* v) {
+  return std::string{v};
+}
+inline param arg(std::string_view v) {
+  return std::string{v};
+}
+inline param arg(bool v) {
+  return std::string{v ? "true" : "false"};
+}
+inline param arg(int v) {
+  return std::to_string(v);
+}
+inline param arg(long v) {
+  return std::to_string(v);
+}
+inline param arg(long long v) {
+  return std::to_string(v);
+}
+inline param arg(double v) {
+  return std::to_string(v);
+}
+inline param arg(std::nullopt_t) {
+  return std::nullopt;
+}
+template <class T> param arg(const std::optional<T>& v) {
   return v ? arg(*v) : std::nullopt;
 }
 
@@ -64,8 +81,7 @@ public:
   connection& operator=(const connection&) = delete;
 
   result exec(const std::string& sql, const std::vector<param>& params = {});
-  template <class... Ts>
-  result query(const std::string& sql, const Ts&... args) {
+  template <class... Ts> result query(const std::string& sql, const Ts&... args) {
     return exec(sql, std::vector<param>{arg(args)...});
   }
   // Runs several ;-separated statements without parameters (migrations).
@@ -79,8 +95,7 @@ private:
 };
 
 // Runs `work` inside BEGIN/COMMIT, rolling back if it throws.
-template <class F>
-auto transaction(connection& c, F&& work) -> decltype(work()) {
+template <class F> auto transaction(connection& c, F&& work) -> decltype(work()) {
   c.exec("BEGIN");
   try {
     if constexpr (std::is_void_v<decltype(work())>) {

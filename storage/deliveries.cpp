@@ -10,11 +10,12 @@ namespace belay::storage {
 namespace {
 
 // The column list read back by read_delivery().
-#define BELAY_DELIVERY_COLUMNS(d)                                                          \
-  d "org_id, " d "id, " d "incident_id, " d "loop, " d "step, " d "channel, " d "target, " \
-  d "idempotency_key, " d "status, " d "attempts, belay_us(" d "next_attempt_at), "        \
-  d "last_error, " d "ambiguous, " d "failover_from, belay_us(" d "sent_at), "             \
-  "belay_us(" d "created_at)"
+#define BELAY_DELIVERY_COLUMNS(d)                                                        \
+  d "org_id, " d "id, " d "incident_id, " d "loop, " d "step, " d "channel, " d          \
+    "target, " d "idempotency_key, " d "status, " d "attempts, belay_us(" d              \
+    "next_attempt_at), " d "last_error, " d "ambiguous, " d "failover_from, belay_us(" d \
+    "sent_at), "                                                                         \
+    "belay_us(" d "created_at)"
 
 constexpr int delivery_columns = 16;
 
@@ -130,9 +131,10 @@ SELECT id, channel FROM fresh)sql";
 } // namespace
 
 std::vector<channel_config> load_channels(connection& c) {
-  auto r = c.exec("SELECT org_id, name, type, url, secret, account, sender, max_attempts, "
-                  "retry_base_seconds, retry_cap_seconds, timeout_seconds, failover_to "
-                  "FROM channel ORDER BY org_id, name");
+  auto r =
+      c.exec("SELECT org_id, name, type, url, secret, account, sender, max_attempts, "
+             "retry_base_seconds, retry_cap_seconds, timeout_seconds, failover_to "
+             "FROM channel ORDER BY org_id, name");
   std::vector<channel_config> out;
   for (int i = 0; i < r.rows(); ++i) {
     channel_config ch;
@@ -178,7 +180,7 @@ std::vector<claimed_delivery> claim_due(connection& c, const claim_request& req)
 }
 
 std::vector<std::pair<int64_t, std::string>> release_expired_claims(connection& c,
-                                                                   micros now) {
+                                                                    micros now) {
   auto r = c.query("UPDATE delivery SET status = 'PENDING', claimed_by = NULL, "
                    "claim_expires_at = NULL, next_attempt_at = belay_ts($1) "
                    "WHERE status = 'CLAIMED' AND claim_expires_at <= belay_ts($1) "
@@ -199,7 +201,7 @@ recorded_outcome record_outcome(connection& c, const claimed_delivery& cd,
                                 const channel_config& ch, const std::string& node,
                                 const attempt_result& res, micros now) {
   auto& d = cd.delivery;
-  std::string status = res.sent                                       ? "SENT"
+  std::string status = res.sent                                         ? "SENT"
                        : res.permanent || d.attempts >= ch.max_attempts ? "DEAD"
                                                                         : "PENDING";
   micros next = now + retry_delay(ch, d.attempts);
@@ -218,8 +220,9 @@ recorded_outcome record_outcome(connection& c, const claimed_delivery& cd,
 
 std::vector<delivery_record> load_deliveries(connection& c, int64_t org_id,
                                              int64_t incident_id) {
-  auto r = c.query("SELECT " BELAY_DELIVERY_COLUMNS("") " FROM delivery "
-                   "WHERE org_id = $1 AND incident_id = $2 ORDER BY id",
+  auto r = c.query("SELECT " BELAY_DELIVERY_COLUMNS(
+                       "") " FROM delivery "
+                           "WHERE org_id = $1 AND incident_id = $2 ORDER BY id",
                    org_id, incident_id);
   std::vector<delivery_record> out;
   for (int i = 0; i < r.rows(); ++i)
@@ -227,7 +230,8 @@ std::vector<delivery_record> load_deliveries(connection& c, int64_t org_id,
   return out;
 }
 
-std::vector<dead_letter_record> list_dead_letters(connection& c, int64_t org_id, int limit) {
+std::vector<dead_letter_record> list_dead_letters(connection& c, int64_t org_id,
+                                                  int limit) {
   auto r = c.query("SELECT id, delivery_id, incident_id, channel, target, reason, "
                    "belay_us(failed_at) FROM dead_letter WHERE org_id = $1 "
                    "ORDER BY id DESC LIMIT $2",

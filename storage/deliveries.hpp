@@ -43,7 +43,8 @@ struct attempt_result {
 };
 
 struct recorded_outcome {
-  std::string status; // SENT, PENDING (retry), DEAD, CANCELLED, or "" when the claim was lost
+  std::string
+      status; // SENT, PENDING (retry), DEAD, CANCELLED, or "" when the claim was lost
   std::optional<micros> next_attempt_at;
   std::optional<int64_t> dead_letter_id;
   std::optional<int64_t> failover_delivery_id;
@@ -59,13 +60,16 @@ recorded_outcome record_outcome(connection& c, const claimed_delivery& d,
 
 // Returns the claims whose lease lapsed (their node died mid-send) to the pool, due
 // at once: the page is sent again, at least once (G6). Returns (org, channel) of each.
-std::vector<std::pair<int64_t, std::string>> release_expired_claims(connection& c, micros now);
+std::vector<std::pair<int64_t, std::string>> release_expired_claims(connection& c,
+                                                                    micros now);
 
 micros retry_delay(const channel_config& ch, int failed_attempts);
 
-std::vector<delivery_record> load_deliveries(connection& c, int64_t org_id, int64_t incident_id);
+std::vector<delivery_record> load_deliveries(connection& c, int64_t org_id,
+                                             int64_t incident_id);
 
-std::vector<dead_letter_record> list_dead_letters(connection& c, int64_t org_id, int limit);
+std::vector<dead_letter_record> list_dead_letters(connection& c, int64_t org_id,
+                                                  int limit);
 
 struct replay_result {
   reply_code code = reply_code::ok; // ok, not_found, conflict (already replayed)

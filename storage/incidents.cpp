@@ -11,10 +11,10 @@ namespace belay::storage {
 namespace {
 
 // The column list every statement returns, read back by read_held().
-#define BELAY_INCIDENT_COLUMNS                                                          \
-  "org_id, id, dedup_key, title, severity, status, policy, current_step, loop, "      \
-  "event_count, belay_us(created_at), belay_us(last_seen_at), belay_us(next_fire_at), " \
-  "belay_us(acked_at), coalesce(acked_by, ''), belay_us(resolved_at), "                \
+#define BELAY_INCIDENT_COLUMNS                                                           \
+  "org_id, id, dedup_key, title, severity, status, policy, current_step, loop, "         \
+  "event_count, belay_us(created_at), belay_us(last_seen_at), belay_us(next_fire_at), "  \
+  "belay_us(acked_at), coalesce(acked_by, ''), belay_us(resolved_at), "                  \
   "belay_us(exhausted_at), version, shadow, ladder::text"
 
 constexpr int column_count = 20;
@@ -43,8 +43,8 @@ held_incident read_held(const result& r, int row) {
   i.shadow = r.boolean(row, 18);
   auto ladder = protocol::parse_policy(r.text(row, 19));
   if (auto* err = std::get_if<protocol::error>(&ladder))
-    throw db_error("incident " + std::to_string(i.id) + " has an unreadable ladder: " +
-                     err->field + " " + err->message,
+    throw db_error("incident " + std::to_string(i.id) +
+                       " has an unreadable ladder: " + err->field + " " + err->message,
                    "");
   h.ladder = std::move(std::get<policy>(ladder));
   return h;
@@ -98,10 +98,12 @@ std::string transition_sql(transition kind, bool by_key) {
   std::string which = by_key ? "dedup_key = $2" : "id = $2::bigint";
   std::string kind_name = kind == transition::ack ? "acknowledged" : "resolved";
   return "WITH cas AS (UPDATE incident SET " + set +
-         ", version = version + 1 WHERE org_id = $1 AND " + which + " AND status IN " + from +
+         ", version = version + 1 WHERE org_id = $1 AND " + which + " AND status IN " +
+         from +
          " RETURNING " BELAY_INCIDENT_COLUMNS
          "), cancelled AS (UPDATE delivery d SET status = 'CANCELLED' FROM cas "
-         "WHERE d.org_id = cas.org_id AND d.incident_id = cas.id AND d.status = 'PENDING' "
+         "WHERE d.org_id = cas.org_id AND d.incident_id = cas.id AND d.status = "
+         "'PENDING' "
          "RETURNING d.id), note AS (INSERT INTO timeline (org_id, incident_id, at, kind, "
          "detail) SELECT cas.org_id, cas.id, belay_ts($3), '" +
          kind_name +
@@ -110,10 +112,12 @@ std::string transition_sql(transition kind, bool by_key) {
 }
 
 const std::string latest_by_id_sql =
-  "SELECT " BELAY_INCIDENT_COLUMNS " FROM incident WHERE org_id = $1 AND id = $2::bigint";
-const std::string latest_by_key_sql = "SELECT " BELAY_INCIDENT_COLUMNS
-                                      " FROM incident WHERE org_id = $1 AND dedup_key = $2 "
-                                      "ORDER BY (status <> 'RESOLVED') DESC, id DESC LIMIT 1";
+    "SELECT " BELAY_INCIDENT_COLUMNS
+    " FROM incident WHERE org_id = $1 AND id = $2::bigint";
+const std::string latest_by_key_sql =
+    "SELECT " BELAY_INCIDENT_COLUMNS
+    " FROM incident WHERE org_id = $1 AND dedup_key = $2 "
+    "ORDER BY (status <> 'RESOLVED') DESC, id DESC LIMIT 1";
 
 const std::string fire_sql = R"sql(
 WITH cas AS (
@@ -155,14 +159,15 @@ WITH cas AS (
 SELECT * FROM cas)sql";
 
 const std::string adopt_sql =
-  "UPDATE incident SET owner = $1, lease_expires_at = belay_ts($3) "
-  "WHERE status <> 'RESOLVED' AND (owner IS NULL OR owner = $1 OR lease_expires_at < "
-  "belay_ts($2)) RETURNING " BELAY_INCIDENT_COLUMNS;
+    "UPDATE incident SET owner = $1, lease_expires_at = belay_ts($3) "
+    "WHERE status <> 'RESOLVED' AND (owner IS NULL OR owner = $1 OR lease_expires_at < "
+    "belay_ts($2)) RETURNING " BELAY_INCIDENT_COLUMNS;
 
-const std::string list_sql = "SELECT " BELAY_INCIDENT_COLUMNS
-                             " FROM incident WHERE org_id = $1 AND ($2 = '' OR status = $2) "
-                             "AND ($3::bigint = 0 OR id < $3::bigint) "
-                             "ORDER BY id DESC LIMIT $4";
+const std::string list_sql =
+    "SELECT " BELAY_INCIDENT_COLUMNS
+    " FROM incident WHERE org_id = $1 AND ($2 = '' OR status = $2) "
+    "AND ($3::bigint = 0 OR id < $3::bigint) "
+    "ORDER BY id DESC LIMIT $4";
 
 std::string targets_json(const step& s) {
   rapidjson::StringBuffer buf;
@@ -201,12 +206,12 @@ transition_reply apply_transition(connection& c, const transition_command& cmd,
                                   micros now) {
   bool by_key = cmd.incident_id == 0;
   std::string which = by_key ? cmd.dedup_key : std::to_string(cmd.incident_id);
-  auto changed = first(c.query(transition_sql(cmd.kind, by_key), cmd.org_id, which, now,
-                               cmd.by));
+  auto changed =
+      first(c.query(transition_sql(cmd.kind, by_key), cmd.org_id, which, now, cmd.by));
   if (changed)
     return {reply_code::ok, changed->incident};
-  auto current = first(c.query(by_key ? latest_by_key_sql : latest_by_id_sql, cmd.org_id,
-                               which));
+  auto current =
+      first(c.query(by_key ? latest_by_key_sql : latest_by_id_sql, cmd.org_id, which));
   if (!current)
     return {reply_code::not_found, {}};
   auto& status = current->incident.status;
@@ -229,8 +234,8 @@ std::optional<incident_record> fire_step(connection& c, const incident_record& e
 
 std::optional<incident_record> exhaust(connection& c, const incident_record& expected,
                                        micros now) {
-  if (auto h = first(c.query(exhaust_sql, expected.org_id, expected.id, expected.version,
-                             now)))
+  if (auto h = first(
+          c.query(exhaust_sql, expected.org_id, expected.id, expected.version, now)))
     return h->incident;
   return std::nullopt;
 }

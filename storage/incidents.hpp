@@ -34,7 +34,8 @@ struct ownership {
 upsert_result upsert_trigger(connection& c, const trigger_command& cmd, micros now,
                              const ownership& owner);
 
-transition_reply apply_transition(connection& c, const transition_command& cmd, micros now);
+transition_reply apply_transition(connection& c, const transition_command& cmd,
+                                  micros now);
 
 // Fires the step the incident stands on, if it still stands there (status OPEN,
 // same step, loop and version): advances the ladder to `next` and inserts one

@@ -12,13 +12,14 @@ std::optional<std::pair<int64_t, std::string>> find_api_key(connection& c,
   return std::make_pair(r.int64(0, 0), r.str(0, 1));
 }
 
-std::optional<integration_row> find_integration(connection& c, const std::string& key_hash) {
+std::optional<integration_row> find_integration(connection& c,
+                                                const std::string& key_hash) {
   auto r = c.query("SELECT org_id, name, type, policy, shadow, key_hash FROM integration "
                    "WHERE key_hash = $1",
                    key_hash);
   if (r.rows() == 0)
     return std::nullopt;
-  return integration_row{r.int64(0, 0), r.str(0, 1), r.str(0, 2),
+  return integration_row{r.int64(0, 0), r.str(0, 1),     r.str(0, 2),
                          r.str(0, 3),   r.boolean(0, 4), r.str(0, 5)};
 }
 

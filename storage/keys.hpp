@@ -20,6 +20,7 @@ struct integration_row {
 
 std::optional<std::pair<int64_t, std::string>> find_api_key(connection& c,
                                                             const std::string& key_hash);
-std::optional<integration_row> find_integration(connection& c, const std::string& key_hash);
+std::optional<integration_row> find_integration(connection& c,
+                                                const std::string& key_hash);
 
 } // namespace belay::storage

@@ -12,8 +12,9 @@ constexpr const char* lock_sql = "SELECT pg_advisory_xact_lock(7823410093)";
 
 // `IS DISTINCT FROM` guards keep re-application of the same file from touching rows.
 constexpr const char* org_sql =
-  "WITH ins AS (INSERT INTO org (name) VALUES ($1) ON CONFLICT (name) DO NOTHING "
-  "RETURNING id) SELECT id, true FROM ins UNION ALL SELECT id, false FROM org WHERE name = $1";
+    "WITH ins AS (INSERT INTO org (name) VALUES ($1) ON CONFLICT (name) DO NOTHING "
+    "RETURNING id) SELECT id, true FROM ins UNION ALL SELECT id, false FROM org WHERE "
+    "name = $1";
 
 constexpr const char* channel_sql = R"sql(
 INSERT INTO channel AS c (org_id, name, type, url, secret, account, sender, max_attempts,
@@ -63,7 +64,7 @@ size_t prune(connection& c, const char* table, const char* column, int64_t org,
   }
   list += "}";
   auto r = c.query(std::string{"DELETE FROM "} + table + " WHERE org_id = $1 AND NOT (" +
-                     column + " = ANY($2::text[])) RETURNING 1",
+                       column + " = ANY($2::text[])) RETURNING 1",
                    org, list);
   return static_cast<size_t>(r.rows());
 }
@@ -83,10 +84,11 @@ provision_report apply_provisioning(connection& c, const protocol::provisioning&
       std::vector<std::string> hashes;
       for (auto& key : o.api_keys) {
         hashes.push_back(sha256_hex(key));
-        report.changed_rows += c.query("INSERT INTO api_key (org_id, key_hash) VALUES ($1, $2) "
-                                       "ON CONFLICT (org_id, key_hash) DO NOTHING RETURNING 1",
-                                       org, hashes.back())
-                                 .rows();
+        report.changed_rows +=
+            c.query("INSERT INTO api_key (org_id, key_hash) VALUES ($1, $2) "
+                    "ON CONFLICT (org_id, key_hash) DO NOTHING RETURNING 1",
+                    org, hashes.back())
+                .rows();
       }
       report.changed_rows += prune(c, "api_key", "key_hash", org, hashes);
 
@@ -94,10 +96,10 @@ provision_report apply_provisioning(connection& c, const protocol::provisioning&
       for (auto& ch : o.channels) {
         names.push_back(ch.name);
         report.changed_rows +=
-          c.query(channel_sql, org, ch.name, ch.type, ch.url, ch.secret, ch.account, ch.from,
-                  ch.max_attempts, ch.retry_base_seconds, ch.retry_cap_seconds,
-                  ch.timeout_seconds, ch.failover_to)
-            .rows();
+            c.query(channel_sql, org, ch.name, ch.type, ch.url, ch.secret, ch.account,
+                    ch.from, ch.max_attempts, ch.retry_base_seconds, ch.retry_cap_seconds,
+                    ch.timeout_seconds, ch.failover_to)
+                .rows();
       }
       report.changed_rows += prune(c, "channel", "name", org, names);
 
@@ -105,7 +107,7 @@ provision_report apply_provisioning(connection& c, const protocol::provisioning&
       for (auto& pol : o.policies) {
         names.push_back(pol.name);
         report.changed_rows +=
-          c.query(policy_sql, org, pol.name, protocol::render_policy(pol)).rows();
+            c.query(policy_sql, org, pol.name, protocol::render_policy(pol)).rows();
       }
       report.changed_rows += prune(c, "policy", "name", org, names);
 
@@ -114,7 +116,7 @@ provision_report apply_provisioning(connection& c, const protocol::provisioning&
         names.push_back(in.name);
         report.changed_rows += c.query(integration_sql, org, in.name, in.type,
                                        sha256_hex(in.key), in.policy, in.shadow)
-                                 .rows();
+                                   .rows();
       }
       report.changed_rows += prune(c, "integration", "name", org, names);
     }

@@ -15,9 +15,10 @@ std::map<std::string, int64_t> unresolved_by_status(connection& c) {
 
 outbox_stats outbox(connection& c) {
   // Observability only, so the database clock is fine here.
-  auto r = c.exec("SELECT count(*), coalesce(extract(epoch FROM now() - min(next_attempt_at) "
-                  "FILTER (WHERE status = 'PENDING' AND next_attempt_at <= now())), 0)::float8 "
-                  "FROM delivery WHERE status IN ('PENDING', 'CLAIMED')");
+  auto r = c.exec(
+      "SELECT count(*), coalesce(extract(epoch FROM now() - min(next_attempt_at) "
+      "FILTER (WHERE status = 'PENDING' AND next_attempt_at <= now())), 0)::float8 "
+      "FROM delivery WHERE status IN ('PENDING', 'CLAIMED')");
   return {r.int64(0, 0), r.float8(0, 1)};
 }
 

@@ -10,7 +10,7 @@ namespace belay::storage {
 class connection;
 
 struct outbox_stats {
-  int64_t depth = 0;                  // PENDING or CLAIMED deliveries
+  int64_t depth = 0;                 // PENDING or CLAIMED deliveries
   double oldest_due_age_seconds = 0; // of the oldest PENDING delivery already due
 };
 

@@ -2,7 +2,6 @@
 
 #include <caf/event_based_actor.hpp>
 #include <catch2/catch.hpp>
-
 #include <chrono>
 
 using namespace belay;

@@ -7,7 +7,6 @@
 
 #include <caf/send.hpp>
 #include <catch2/catch.hpp>
-
 #include <set>
 #include <thread>
 
@@ -22,9 +21,11 @@ std::string delivery_org(const test::http_sink& sink, const test::http_sink& bac
                          const std::string& hook_extra = "") {
   return R"({"orgs":[{"name":"acme","apiKeys":["acme-key"],
     "channels":[
-      {"name":"hook","type":"webhook","url":")" + sink.url("/hook") +
-         R"(","secret":"s3cret","timeoutSeconds":0.3)" + hook_extra + R"(},
-      {"name":"backup","type":"webhook","url":")" + backup.url("/backup") + R"("}],
+      {"name":"hook","type":"webhook","url":")" +
+         sink.url("/hook") + R"(","secret":"s3cret","timeoutSeconds":0.3)" + hook_extra +
+         R"(},
+      {"name":"backup","type":"webhook","url":")" +
+         backup.url("/backup") + R"("}],
     "policies":[
       {"name":"default","graceSeconds":300,"steps":[
         {"delaySeconds":0,"targets":[{"channel":"hook","to":"#ops"}]},
@@ -52,9 +53,10 @@ struct delivery_fixture {
     return out;
   }
   storage::result delivery(int64_t incident, const std::string& target) {
-    return db.sql().query("SELECT status, attempts, ambiguous, last_error, id FROM delivery "
-                          "WHERE incident_id = $1 AND target = $2 AND channel = 'hook'",
-                          incident, target);
+    return db.sql().query(
+        "SELECT status, attempts, ambiguous, last_error, id FROM delivery "
+        "WHERE incident_id = $1 AND target = $2 AND channel = 'hook'",
+        incident, target);
   }
   int64_t count(const std::string& sql, int64_t arg) {
     return db.sql().query(sql, arg).int64(0, 0);
@@ -63,8 +65,9 @@ struct delivery_fixture {
 
 } // namespace
 
-TEST_CASE_METHOD(delivery_fixture,
-                 "two 500s then success: retried at base and 2*base with one key, signed") {
+TEST_CASE_METHOD(
+    delivery_fixture,
+    "two 500s then success: retried at base and 2*base with one key, signed") {
   provision();
   sink.script({500, 500});
   test::test_node node{db};
@@ -94,8 +97,9 @@ TEST_CASE_METHOD(delivery_fixture,
               inc.id) == 1);
 }
 
-TEST_CASE_METHOD(delivery_fixture,
-                 "a dead channel: dead letter after maxAttempts, ladder on time, failover") {
+TEST_CASE_METHOD(
+    delivery_fixture,
+    "a dead channel: dead letter after maxAttempts, ladder on time, failover") {
   provision(R"(,"failoverTo":"backup")");
   sink.set_default_status(503);
   test::test_node node{db};
@@ -112,18 +116,20 @@ TEST_CASE_METHOD(delivery_fixture,
   CHECK(dead[0].reason.find("503") != std::string::npos);
   CHECK(dead[0].delivery_id == row.int64(0, 4));
   // The failover delivery went to the backup channel, pointing at the dead one.
-  auto fo = db.sql().query("SELECT failover_from, status FROM delivery WHERE incident_id = $1 "
-                           "AND channel = 'backup'",
-                           inc.id);
+  auto fo =
+      db.sql().query("SELECT failover_from, status FROM delivery WHERE incident_id = $1 "
+                     "AND channel = 'backup'",
+                     inc.id);
   REQUIRE(fo.rows() == 1);
   CHECK(fo.int64(0, 0) == row.int64(0, 4));
   CHECK(fo.str(0, 1) == "SENT");
   CHECK(backup.count() == 1);
   // Step 1 fired at t0 + 300 s exactly, whatever became of step 0's page.
   node.advance(90s);
-  auto step1 = db.sql().query("SELECT belay_us(created_at) FROM delivery WHERE incident_id = $1 "
-                              "AND step = 1 AND channel = 'hook'",
-                              inc.id);
+  auto step1 =
+      db.sql().query("SELECT belay_us(created_at) FROM delivery WHERE incident_id = $1 "
+                     "AND step = 1 AND channel = 'hook'",
+                     inc.id);
   REQUIRE(step1.rows() == 1);
   CHECK(step1.int64(0, 0) == t0 + 300'000'000);
 }
@@ -140,7 +146,8 @@ TEST_CASE_METHOD(delivery_fixture, "a 400 is a dead letter at once, with no retr
   CHECK(storage::list_dead_letters(db.sql(), org, 10).size() == 1);
 }
 
-TEST_CASE_METHOD(delivery_fixture, "a timeout after the request was sent is ambiguous and retried") {
+TEST_CASE_METHOD(delivery_fixture,
+                 "a timeout after the request was sent is ambiguous and retried") {
   provision();
   test::sink_response slow;
   slow.delay = 1000ms; // the channel's timeout is 0.3 s
@@ -157,7 +164,8 @@ TEST_CASE_METHOD(delivery_fixture, "a timeout after the request was sent is ambi
   CHECK(requests_for(std::to_string(inc.id) + ":0:0:hook:#ops").size() == 2);
 }
 
-TEST_CASE_METHOD(delivery_fixture, "an ack while a delivery waits for its retry cancels it") {
+TEST_CASE_METHOD(delivery_fixture,
+                 "an ack while a delivery waits for its retry cancels it") {
   provision();
   sink.set_default_status(500);
   test::test_node node{db};
@@ -178,11 +186,12 @@ TEST_CASE_METHOD(delivery_fixture,
   REQUIRE(requests_for(sent_key).size() == 1);
   // Another node claimed this delivery and died mid-send: its lease ends in 300 s.
   auto ghost_key = std::to_string(inc.id) + ":0:0:hook:ghost";
-  db.sql().query("INSERT INTO delivery (org_id, incident_id, loop, step, channel, target, "
-                 "idempotency_key, status, attempts, claimed_by, claim_expires_at, created_at) "
-                 "VALUES ($1, $2, 0, 0, 'hook', 'ghost', $3, 'CLAIMED', 1, 'dead-node', "
-                 "belay_ts($4), belay_ts($5))",
-                 org, inc.id, ghost_key, node.now() + 300'000'000, node.now());
+  db.sql().query(
+      "INSERT INTO delivery (org_id, incident_id, loop, step, channel, target, "
+      "idempotency_key, status, attempts, claimed_by, claim_expires_at, created_at) "
+      "VALUES ($1, $2, 0, 0, 'hook', 'ghost', $3, 'CLAIMED', 1, 'dead-node', "
+      "belay_ts($4), belay_ts($5))",
+      org, inc.id, ghost_key, node.now() + 300'000'000, node.now());
   node.advance(200s);
   CHECK(requests_for(ghost_key).empty());
   node.advance(200s); // lease lapsed at 300 s; the 60 s poll released and sent it
@@ -197,8 +206,9 @@ TEST_CASE_METHOD(delivery_fixture, "concurrent claimers never take the same row"
   {
     test::test_node node{db};
     for (int i = 0; i < 40; ++i) {
-      trigger_command cmd{org, "race-" + std::to_string(i), "race", "critical", "default",
-                          "{}", "{}", true}; // shadow: rows exist, nothing is sent
+      trigger_command cmd{
+          org, "race-" + std::to_string(i), "race", "critical", "default", "{}", "{}",
+          true}; // shadow: rows exist, nothing is sent
       node.trigger(cmd);
     }
   }
@@ -208,9 +218,12 @@ TEST_CASE_METHOD(delivery_fixture, "concurrent claimers never take the same row"
   for (int t = 0; t < 4; ++t)
     claimers.emplace_back([&, t] {
       storage::connection c{db.url()};
-      storage::claim_request req{org, "hook", "node-" + std::to_string(t),
+      storage::claim_request req{org,
+                                 "hook",
+                                 "node-" + std::to_string(t),
                                  test::simulated_epoch + 3'600'000'000,
-                                 test::simulated_epoch + 7'200'000'000, 3};
+                                 test::simulated_epoch + 7'200'000'000,
+                                 3};
       for (;;) {
         auto batch = storage::claim_due(c, req);
         if (batch.empty())
@@ -228,8 +241,9 @@ TEST_CASE_METHOD(delivery_fixture, "concurrent claimers never take the same row"
   CHECK(std::set<int64_t>(all.begin(), all.end()).size() == 40);
 }
 
-TEST_CASE_METHOD(delivery_fixture,
-                 "five recipients, two fail: replaying the dead letters sends to those two only") {
+TEST_CASE_METHOD(
+    delivery_fixture,
+    "five recipients, two fail: replaying the dead letters sends to those two only") {
   provision(R"(,"maxAttempts":1)");
   sink.script({200, 400, 200, 400, 200});
   test::test_node node{db};
@@ -239,7 +253,8 @@ TEST_CASE_METHOD(delivery_fixture,
   REQUIRE(dead.size() == 2);
   std::set<std::string> failed{dead[0].target, dead[1].target};
   for (auto& d : dead)
-    CHECK(storage::replay_dead_letter(db.sql(), org, d.id, node.now()).code == reply_code::ok);
+    CHECK(storage::replay_dead_letter(db.sql(), org, d.id, node.now()).code ==
+          reply_code::ok);
   CHECK(storage::replay_dead_letter(db.sql(), org, dead[0].id, node.now()).code ==
         reply_code::conflict);
   caf::anon_send(node.n.dispatcher, atom::nudge_v, org, std::string{"hook"});
@@ -256,15 +271,20 @@ TEST_CASE_METHOD(delivery_fixture,
               inc.id) == 5);
 }
 
-TEST_CASE_METHOD(delivery_fixture, "shadow mode records the whole path and sends nothing") {
+TEST_CASE_METHOD(delivery_fixture,
+                 "shadow mode records the whole path and sends nothing") {
   provision();
   test::test_node node{db};
   trigger_command cmd{org, "shadowed", "shadow", "critical", "default", "{}", "{}", true};
   auto inc = node.trigger(cmd).incident;
   node.advance(2h);
   CHECK(sink.count() == 0);
-  CHECK(count("SELECT count(*) FROM delivery WHERE incident_id = $1 AND status = 'SHADOWED'",
-              inc.id) == 2);
-  CHECK(count("SELECT count(*) FROM timeline WHERE incident_id = $1 AND kind = 'step_fired'",
-              inc.id) == 2);
+  CHECK(
+      count(
+          "SELECT count(*) FROM delivery WHERE incident_id = $1 AND status = 'SHADOWED'",
+          inc.id) == 2);
+  CHECK(
+      count(
+          "SELECT count(*) FROM timeline WHERE incident_id = $1 AND kind = 'step_fired'",
+          inc.id) == 2);
 }

@@ -44,7 +44,8 @@ using fired = std::vector<std::tuple<int, int, micros>>;
 
 } // namespace
 
-TEST_CASE_METHOD(ladder_fixture, "steps fire at exactly their scheduled simulated times") {
+TEST_CASE_METHOD(ladder_fixture,
+                 "steps fire at exactly their scheduled simulated times") {
   test::test_node node{db};
   auto t0 = node.now();
   auto inc = node.trigger(org, "disk-full").incident;
@@ -61,16 +62,19 @@ TEST_CASE_METHOD(ladder_fixture, "steps fire at exactly their scheduled simulate
   CHECK(deliveries(inc.id, t0).size() == 3);
 }
 
-TEST_CASE_METHOD(ladder_fixture, "repeat loops restart the ladder after repeatDelaySeconds") {
+TEST_CASE_METHOD(ladder_fixture,
+                 "repeat loops restart the ladder after repeatDelaySeconds") {
   test::test_node node{db};
   auto t0 = node.now();
   auto inc = node.trigger(org, "loop", "looping").incident;
   node.advance(5h);
   // loop 0 at 0 and 300; loop 1 starts 600 s after the last step: 900, then 1200.
-  CHECK(deliveries(inc.id, t0) == fired{{0, 0, 0}, {1, 0, 300}, {0, 1, 900}, {1, 1, 1200}});
+  CHECK(deliveries(inc.id, t0) ==
+        fired{{0, 0, 0}, {1, 0, 300}, {0, 1, 900}, {1, 1, 1200}});
 }
 
-TEST_CASE_METHOD(ladder_fixture, "an ack between steps means no later step's deliveries exist") {
+TEST_CASE_METHOD(ladder_fixture,
+                 "an ack between steps means no later step's deliveries exist") {
   test::test_node node{db};
   auto t0 = node.now();
   auto inc = node.trigger(org, "cpu").incident;
@@ -83,12 +87,15 @@ TEST_CASE_METHOD(ladder_fixture, "an ack between steps means no later step's del
   CHECK(deliveries(inc.id, t0) == fired{{0, 0, 0}});
   CHECK(status(inc.id) == "ACKNOWLEDGED");
   // Step 0's delivery had not been claimed yet, so the ack cancelled it.
-  CHECK(count("SELECT count(*) FROM delivery WHERE incident_id = $1 AND status = 'CANCELLED'",
-              inc.id) == 1);
+  CHECK(
+      count(
+          "SELECT count(*) FROM delivery WHERE incident_id = $1 AND status = 'CANCELLED'",
+          inc.id) == 1);
 }
 
-TEST_CASE_METHOD(ladder_fixture,
-                 "an ack racing a due step: the step commits before the ack or not at all") {
+TEST_CASE_METHOD(
+    ladder_fixture,
+    "an ack racing a due step: the step commits before the ack or not at all") {
   test::test_node node{db};
   auto inc = node.trigger(org, "race").incident;
   node.advance(299s);
@@ -107,13 +114,15 @@ TEST_CASE_METHOD(ladder_fixture,
   CHECK(count("SELECT count(*) FROM delivery d JOIN incident i ON i.id = d.incident_id "
               "WHERE i.id = $1 AND i.acked_at IS NOT NULL AND d.created_at > i.acked_at",
               inc.id) == 0);
-  CHECK(count("SELECT count(*) FROM delivery WHERE incident_id = $1 AND step = 2", inc.id) ==
-        0);
-  CHECK(count("SELECT count(*) FROM delivery WHERE incident_id = $1 AND status = 'PENDING'",
+  CHECK(count("SELECT count(*) FROM delivery WHERE incident_id = $1 AND step = 2",
               inc.id) == 0);
+  CHECK(
+      count("SELECT count(*) FROM delivery WHERE incident_id = $1 AND status = 'PENDING'",
+            inc.id) == 0);
 }
 
-TEST_CASE_METHOD(ladder_fixture, "resolve mid-ladder stops everything and frees the key") {
+TEST_CASE_METHOD(ladder_fixture,
+                 "resolve mid-ladder stops everything and frees the key") {
   test::test_node node{db};
   auto t0 = node.now();
   auto inc = node.trigger(org, "mem").incident;
@@ -131,30 +140,33 @@ TEST_CASE_METHOD(ladder_fixture, "resolve mid-ladder stops everything and frees 
   CHECK(node.ack(org, inc.id).code == reply_code::conflict);
 }
 
-TEST_CASE_METHOD(ladder_fixture,
-                 "EXHAUSTED comes exactly graceSeconds after the last step; a late ack works") {
+TEST_CASE_METHOD(
+    ladder_fixture,
+    "EXHAUSTED comes exactly graceSeconds after the last step; a late ack works") {
   test::test_node node{db};
   auto t0 = node.now();
   auto inc = node.trigger(org, "nobody-home").incident;
   node.advance(1200s); // last step fires at t = 1200 s
-  auto row = db.sql().query("SELECT belay_us(exhausted_at), status FROM incident WHERE id = $1",
-                            inc.id);
+  auto row = db.sql().query(
+      "SELECT belay_us(exhausted_at), status FROM incident WHERE id = $1", inc.id);
   CHECK(row.int64(0, 0) == t0 + 1200 * one_second);
   CHECK(row.str(0, 1) == "OPEN");
   node.advance(299s);
   CHECK(status(inc.id) == "OPEN");
   node.advance(1s);
   CHECK(status(inc.id) == "EXHAUSTED");
-  CHECK(count("SELECT count(*) FROM timeline WHERE incident_id = $1 AND kind = 'exhausted'",
-              inc.id) == 1);
+  CHECK(
+      count("SELECT count(*) FROM timeline WHERE incident_id = $1 AND kind = 'exhausted'",
+            inc.id) == 1);
   node.advance(3h);
   auto acked = node.ack(org, inc.id, "late-larry");
   CHECK(acked.code == reply_code::ok);
   CHECK(acked.incident.status == "ACKNOWLEDGED");
 }
 
-TEST_CASE_METHOD(ladder_fixture,
-                 "a crashed incident actor is respawned and neither skips nor repeats a step") {
+TEST_CASE_METHOD(
+    ladder_fixture,
+    "a crashed incident actor is respawned and neither skips nor repeats a step") {
   test::test_node node{db};
   auto t0 = node.now();
   auto inc = node.trigger(org, "crashy").incident;
@@ -169,8 +181,10 @@ TEST_CASE_METHOD(ladder_fixture,
   CHECK(node.ask<registry_stats>(node.n.registry, atom::get_v).respawned == 1);
   node.advance(3h);
   CHECK(deliveries(inc.id, t0) == fired{{0, 0, 0}, {1, 0, 300}, {2, 0, 1200}});
-  CHECK(count("SELECT count(*) FROM timeline WHERE incident_id = $1 AND kind = 'step_fired'",
-              inc.id) == 3);
+  CHECK(
+      count(
+          "SELECT count(*) FROM timeline WHERE incident_id = $1 AND kind = 'step_fired'",
+          inc.id) == 3);
 }
 
 TEST_CASE_METHOD(ladder_fixture,
@@ -188,8 +202,10 @@ TEST_CASE_METHOD(ladder_fixture,
   CHECK(second.adopt() == 1);
   second.run();
   CHECK(deliveries(id, t0) == fired{{0, 0, 0}, {1, 0, 7200}, {2, 0, 7200}});
-  CHECK(count("SELECT count(*) FROM timeline WHERE incident_id = $1 AND kind = 'step_fired'",
-              id) == 3);
+  CHECK(
+      count(
+          "SELECT count(*) FROM timeline WHERE incident_id = $1 AND kind = 'step_fired'",
+          id) == 3);
   CHECK(status(id) == "EXHAUSTED");
   second.advance(5h);
   CHECK(deliveries(id, t0).size() == 3);
@@ -200,13 +216,14 @@ TEST_CASE_METHOD(ladder_fixture, "undeliverable pages never delay or stop later 
   auto t0 = node.now();
   auto inc = node.trigger(org, "dead-channel").incident;
   // Whatever becomes of step 0's delivery, the ladder runs on its own timers.
-  db.sql().query("UPDATE delivery SET status = 'DEAD', attempts = 4 WHERE incident_id = $1",
-                 inc.id);
+  db.sql().query(
+      "UPDATE delivery SET status = 'DEAD', attempts = 4 WHERE incident_id = $1", inc.id);
   node.advance(20min);
   CHECK(deliveries(inc.id, t0) == fired{{0, 0, 0}, {1, 0, 300}, {2, 0, 1200}});
 }
 
-TEST_CASE_METHOD(ladder_fixture, "acks and resolves work when no actor holds the incident") {
+TEST_CASE_METHOD(ladder_fixture,
+                 "acks and resolves work when no actor holds the incident") {
   int64_t id;
   micros t0;
   {

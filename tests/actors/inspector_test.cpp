@@ -5,9 +5,8 @@
 #include "support/test_node.hpp"
 
 #include <catch2/catch.hpp>
-#include <rapidjson/document.h>
-
 #include <map>
+#include <rapidjson/document.h>
 #include <set>
 
 using namespace belay;
@@ -17,7 +16,8 @@ namespace {
 
 std::string org_doc(const test::http_sink& sink) {
   return R"({"orgs":[{"name":"acme","apiKeys":["acme-key"],
-    "channels":[{"name":"hook","type":"webhook","url":")" + sink.url("/hook") + R"(",
+    "channels":[{"name":"hook","type":"webhook","url":")" +
+         sink.url("/hook") + R"(",
                  "secret":"never-shown"}],
     "policies":[{"name":"default","steps":[
       {"delaySeconds":0,"targets":[{"channel":"hook","to":"#ops"}]},
@@ -44,7 +44,8 @@ rapidjson::Document snapshot_json(test::test_node& node, int64_t org) {
 
 } // namespace
 
-TEST_CASE("the inspector shows each incident's next timer and a failing channel's retries") {
+TEST_CASE(
+    "the inspector shows each incident's next timer and a failing channel's retries") {
   test::test_database db;
   test::http_sink sink;
   sink.set_default_status(503);
@@ -91,7 +92,8 @@ TEST_CASE("the inspector shows each incident's next timer and a failing channel'
     CHECK(r["attempt"].GetInt() == 2);
     due.insert(r["dueAt"].GetString());
   }
-  CHECK(due == std::set<std::string>{"2026-01-01T00:00:30.000Z", "2026-01-01T00:00:40.000Z"});
+  CHECK(due ==
+        std::set<std::string>{"2026-01-01T00:00:30.000Z", "2026-01-01T00:00:40.000Z"});
   auto text = snapshot_text(node, acme);
   CHECK(text.find("never-shown") == std::string::npos); // channel secrets stay inside
   CHECK(text.find(sink.url("/hook")) == std::string::npos);

@@ -25,19 +25,20 @@ TEST_CASE("a failing job in a batch fails alone; the rest commit") {
   auto storage = spawn_storage(s.sys, db.url(), 1, false);
   auto result = std::make_shared<outcome>();
   s.sys.spawn(
-    [result](caf::event_based_actor* self, caf::actor storage) {
-      for (int n = 0; n < 10; ++n) {
-        auto sql = n == 4 ? std::string{"INSERT INTO no_such_table VALUES (1)"}
-                          : "INSERT INTO scratch VALUES (" + std::to_string(n) + ")";
-        auto job = make_db_job([sql](storage::connection& c) {
-          c.exec(sql);
-          return true;
-        });
-        self->request(storage, caf::infinite, atom::run_v, job)
-          .then([result](bool) { ++result->ok; }, [result](caf::error&) { ++result->failed; });
-      }
-    },
-    storage);
+      [result](caf::event_based_actor* self, caf::actor storage) {
+        for (int n = 0; n < 10; ++n) {
+          auto sql = n == 4 ? std::string{"INSERT INTO no_such_table VALUES (1)"}
+                            : "INSERT INTO scratch VALUES (" + std::to_string(n) + ")";
+          auto job = make_db_job([sql](storage::connection& c) {
+            c.exec(sql);
+            return true;
+          });
+          self->request(storage, caf::infinite, atom::run_v, job)
+              .then([result](bool) { ++result->ok; },
+                    [result](caf::error&) { ++result->failed; });
+        }
+      },
+      storage);
   s.run(); // all ten are queued before the worker's flush: one batch
   CHECK(result->ok == 9);
   CHECK(result->failed == 1);

@@ -3,9 +3,8 @@
 // any other session at the moment the answer arrives.
 #include "support/served_belay.hpp"
 
-#include <catch2/catch.hpp>
-
 #include <atomic>
+#include <catch2/catch.hpp>
 #include <thread>
 
 using namespace belay;
@@ -25,7 +24,8 @@ TEST_CASE("every 201 finds its incident committed, under concurrent load") {
           continue;
         ++answered;
         auto id = r.json["incident"]["id"].GetInt64();
-        if (observer.query("SELECT count(*) FROM incident WHERE id = $1", id).int64(0, 0) != 1)
+        if (observer.query("SELECT count(*) FROM incident WHERE id = $1", id)
+                .int64(0, 0) != 1)
           ++invisible;
       }
     });

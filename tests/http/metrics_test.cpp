@@ -2,10 +2,9 @@
 #include "support/served_belay.hpp"
 
 #include <catch2/catch.hpp>
-
 #include <map>
-#include <set>
 #include <regex>
+#include <set>
 #include <sstream>
 
 using namespace belay;
@@ -17,9 +16,10 @@ namespace {
 // declared by # TYPE. Returns series -> value, or fails the test on a bad line.
 std::map<std::string, double> parse_prometheus(const std::string& text) {
   static const std::regex help{R"(# HELP [a-zA-Z_:][a-zA-Z0-9_:]* .*)"};
-  static const std::regex type{R"(# TYPE ([a-zA-Z_:][a-zA-Z0-9_:]*) (counter|gauge|histogram))"};
+  static const std::regex type{
+      R"(# TYPE ([a-zA-Z_:][a-zA-Z0-9_:]*) (counter|gauge|histogram))"};
   static const std::regex sample{
-    R"(([a-zA-Z_:][a-zA-Z0-9_:]*)(\{([a-zA-Z_][a-zA-Z0-9_]*="([^"\\]|\\.)*",?)*\})? ([-+0-9.eE]+|\+Inf|-Inf|NaN))"};
+      R"(([a-zA-Z_:][a-zA-Z0-9_:]*)(\{([a-zA-Z_][a-zA-Z0-9_]*="([^"\\]|\\.)*",?)*\})? ([-+0-9.eE]+|\+Inf|-Inf|NaN))"};
   std::map<std::string, double> out;
   std::set<std::string> families;
   std::istringstream in{text};
@@ -56,9 +56,10 @@ TEST_CASE("/metrics is valid Prometheus text and its counters move with a scenar
   belay.wait_settled(id);
   REQUIRE(belay.trigger("metrics-1").status == 200);
   REQUIRE(belay.post("/api/v1/incidents", "{", "alpha-key").status == 400);
-  REQUIRE(belay.post("/api/v1/incidents/" + std::to_string(id) + "/ack", R"({"by":"a"})",
-                     "alpha-key")
-            .status == 200);
+  REQUIRE(belay
+              .post("/api/v1/incidents/" + std::to_string(id) + "/ack", R"({"by":"a"})",
+                    "alpha-key")
+              .status == 200);
 
   auto text = belay.get("/metrics", "").body;
   auto after = parse_prometheus(text);

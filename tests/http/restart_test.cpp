@@ -22,7 +22,7 @@ TEST_CASE("a restarted node re-adopts its open incidents at once") {
   }
   auto second = test::belay_process::serve(db.url(), flags);
   auto view = test::to_reply(
-    second.client().Get("/api/v1/inspector", {{"Authorization", "Bearer alpha-key"}}));
+      second.client().Get("/api/v1/inspector", {{"Authorization", "Bearer alpha-key"}}));
   REQUIRE(view.status == 200);
   CHECK(view.json["registry"]["held"].GetUint64() == 1);
   CHECK(second.log().find("adopted 1 non-resolved incidents") != std::string::npos);

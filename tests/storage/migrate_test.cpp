@@ -20,9 +20,10 @@ TEST_CASE("migrations apply once and re-running them changes nothing") {
   REQUIRE(first == std::vector<std::string>{"0001_init"});
   CHECK(storage::migrate(db.sql()).empty());
   CHECK(count(db, "SELECT count(*) FROM schema_migrations") == 1);
-  CHECK(count(db, "SELECT count(*) FROM information_schema.tables WHERE table_schema = '" +
-                    db.schema() + "' AND table_name IN ('incident', 'delivery', 'dead_letter')") ==
-        3);
+  CHECK(
+      count(db, "SELECT count(*) FROM information_schema.tables WHERE table_schema = '" +
+                    db.schema() +
+                    "' AND table_name IN ('incident', 'delivery', 'dead_letter')") == 3);
 }
 
 TEST_CASE("the partial unique index exists with org_id leading") {

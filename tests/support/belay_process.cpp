@@ -28,16 +28,16 @@ int free_port() {
 }
 
 int run_lib(const std::string& command) {
-  std::string script = "bash -c 'source " BELAY_SOURCE_DIR "/scripts/lib.sh && " + command +
-                       "' >/dev/null 2>&1";
+  std::string script = "bash -c 'source " BELAY_SOURCE_DIR "/scripts/lib.sh && " +
+                       command + "' >/dev/null 2>&1";
   return std::system(script.c_str());
 }
 
 belay_process::belay_process(std::vector<std::string> args,
                              std::map<std::string, std::string> env) {
   static int counter = 0;
-  log_path_ = "/tmp/belay-test-" + std::to_string(getpid()) + "-" + std::to_string(counter++) +
-              ".log";
+  log_path_ = "/tmp/belay-test-" + std::to_string(getpid()) + "-" +
+              std::to_string(counter++) + ".log";
   for (size_t i = 0; i + 1 < args.size(); ++i)
     if (args[i] == "--port")
       port_ = std::stoi(args[i + 1]);
@@ -60,7 +60,7 @@ belay_process::belay_process(std::vector<std::string> args,
 }
 
 belay_process::belay_process(belay_process&& other) noexcept
-  : pid_(other.pid_), port_(other.port_), log_path_(std::move(other.log_path_)) {
+    : pid_(other.pid_), port_(other.port_), log_path_(std::move(other.log_path_)) {
   other.pid_ = -1;
 }
 
@@ -73,8 +73,10 @@ belay_process::~belay_process() {
 
 belay_process belay_process::serve(const std::string& database_url,
                                    std::vector<std::string> extra) {
-  std::vector<std::string> args{"serve", "--port", std::to_string(free_port()),
-                                "--database-url", database_url, "--log-level", "debug"};
+  std::vector<std::string> args{
+      "serve",          "--port",     std::to_string(free_port()),
+      "--database-url", database_url, "--log-level",
+      "debug"};
   args.insert(args.end(), extra.begin(), extra.end());
   belay_process p{args};
   if (!p.wait_ready())

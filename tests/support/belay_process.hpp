@@ -2,7 +2,6 @@
 #pragma once
 
 #include <httplib.h>
-
 #include <map>
 #include <string>
 #include <vector>
@@ -18,7 +17,8 @@ int run_lib(const std::string& command);
 class belay_process {
 public:
   // Starts `belay <args…>` with the given extra environment; output goes to a log file.
-  belay_process(std::vector<std::string> args, std::map<std::string, std::string> env = {});
+  belay_process(std::vector<std::string> args,
+                std::map<std::string, std::string> env = {});
   ~belay_process();
 
   // Starts `belay serve` on a free port against `database_url` and waits for /healthz.

@@ -12,9 +12,8 @@ testing_config::testing_config() {
 }
 
 simulated_system::simulated_system(micros wall_start)
-  : sys(cfg),
-    sched(dynamic_cast<caf::scheduler::test_coordinator&>(sys.scheduler())),
-    clock{wall_start, sys.clock().now()} {}
+    : sys(cfg), sched(dynamic_cast<caf::scheduler::test_coordinator&>(sys.scheduler())),
+      clock{wall_start, sys.clock().now()} {}
 
 simulated_system::~simulated_system() {
   // Whatever is still alive gets its pending messages processed; timers left in the
@@ -22,7 +21,9 @@ simulated_system::~simulated_system() {
   run();
 }
 
-void simulated_system::run() { sched.run(); }
+void simulated_system::run() {
+  sched.run();
+}
 
 void simulated_system::advance(caf::timespan d) {
   auto& clk = sched.clock();

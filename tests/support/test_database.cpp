@@ -48,7 +48,8 @@ test_database::~test_database() {
 void test_database::provision(const std::string& json) {
   auto parsed = protocol::parse_provisioning(json);
   if (auto* err = std::get_if<protocol::error>(&parsed))
-    throw std::runtime_error("test provisioning invalid: " + err->field + ": " + err->message);
+    throw std::runtime_error("test provisioning invalid: " + err->field + ": " +
+                             err->message);
   storage::apply_provisioning(*conn_, std::get<protocol::provisioning>(parsed));
 }
 

@@ -3,7 +3,7 @@
 namespace belay::test {
 
 test_node::test_node(test_database& database, micros wall_start, std::string node_id)
-  : simulated_system(wall_start), db(database) {
+    : simulated_system(wall_start), db(database) {
   node_options opts;
   opts.database_url = db.url();
   opts.node_id = std::move(node_id);
@@ -15,7 +15,9 @@ test_node::test_node(test_database& database, micros wall_start, std::string nod
   run();
 }
 
-test_node::~test_node() { stop(); }
+test_node::~test_node() {
+  stop();
+}
 
 void test_node::stop() {
   if (stopped)
@@ -49,6 +51,8 @@ transition_reply test_node::resolve(int64_t org, int64_t id, const std::string& 
                                transition_command{org, id, {}, transition::resolve, by});
 }
 
-size_t test_node::adopt() { return ask<size_t>(n.registry, atom::adopt_v); }
+size_t test_node::adopt() {
+  return ask<size_t>(n.registry, atom::adopt_v);
+}
 
 } // namespace belay::test

@@ -8,10 +8,8 @@
 #include "support/test_database.hpp"
 
 #include <caf/event_based_actor.hpp>
-
 #include <memory>
 #include <optional>
-
 #include <stdexcept>
 
 namespace belay::test {
@@ -32,19 +30,18 @@ public:
 
   // Sends a request from a short-lived actor on the test scheduler, runs the
   // scheduler until everything settles, and returns the answer.
-  template <class Reply, class... Ts>
-  Reply ask(const caf::actor& whom, Ts&&... xs) {
+  template <class Reply, class... Ts> Reply ask(const caf::actor& whom, Ts&&... xs) {
     auto out = std::make_shared<std::optional<Reply>>();
     auto failure = std::make_shared<std::string>();
     auto msg = caf::make_message(std::forward<Ts>(xs)...);
     // The target travels as an argument: CAF 0.17 trips UBSan on argument-less spawns.
     sys.spawn(
-      [out, failure](caf::event_based_actor* self, caf::actor target, caf::message m) {
-        self->request(target, caf::infinite, std::move(m))
-          .then([out](Reply& r) { *out = std::move(r); },
-                [failure](caf::error& e) { *failure = to_string(e); });
-      },
-      whom, std::move(msg));
+        [out, failure](caf::event_based_actor* self, caf::actor target, caf::message m) {
+          self->request(target, caf::infinite, std::move(m))
+              .then([out](Reply& r) { *out = std::move(r); },
+                    [failure](caf::error& e) { *failure = to_string(e); });
+        },
+        whom, std::move(msg));
     run();
     if (!failure->empty())
       throw std::runtime_error("request failed: " + *failure);
