@@ -23,8 +23,16 @@ void nudge_all(self_ptr self) {
 }
 
 void load_channels(self_ptr self) {
-  auto job =
-      make_db_job([](storage::connection& c) { return storage::load_channels(c); });
+  // Claims held under our name are from before a restart: release them first.
+  auto job = make_db_job([node = self->state.d.node_id,
+                          at = now(self)](storage::connection& c) {
+    auto released = storage::release_claims_of(c, node, at);
+    if (!released.empty())
+      spdlog::info("dispatcher: {} delivery claim(s) from before the restart returned to "
+                   "the pool",
+                   released.size());
+    return storage::load_channels(c);
+  });
   self->request(self->state.d.storage, caf::infinite, atom::run_v, job)
       .then(
           [self](std::vector<channel_config>& all) {

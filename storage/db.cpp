@@ -70,8 +70,11 @@ result connection::exec(const std::string& sql, const std::vector<param>& params
   values.reserve(params.size());
   for (auto& p : params)
     values.push_back(p ? p->c_str() : nullptr);
-  auto* res = PQexecParams(conn_, sql.c_str(), static_cast<int>(values.size()), nullptr,
-                           values.data(), nullptr, nullptr, 0);
+  auto* name = values.empty() ? nullptr : prepared_name(sql);
+  auto* res = name ? PQexecPrepared(conn_, name, static_cast<int>(values.size()),
+                                    values.data(), nullptr, nullptr, 0)
+                   : PQexecParams(conn_, sql.c_str(), static_cast<int>(values.size()),
+                                  nullptr, values.data(), nullptr, nullptr, 0);
   auto status = PQresultStatus(res);
   if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK)
     return result{res};
@@ -100,7 +103,20 @@ bool connection::healthy() const {
   return PQstatus(conn_) == CONNECTION_OK;
 }
 
+const char* connection::prepared_name(const std::string& sql) {
+  if (auto it = prepared_.find(sql); it != prepared_.end())
+    return it->second.c_str();
+  auto name = "belay_" + std::to_string(prepared_.size());
+  auto* res = PQprepare(conn_, name.c_str(), sql.c_str(), 0, nullptr);
+  bool ok = PQresultStatus(res) == PGRES_COMMAND_OK;
+  PQclear(res);
+  if (!ok)
+    return nullptr; // run it unprepared: PQexecParams reports the error properly
+  return prepared_.emplace(sql, std::move(name)).first->second.c_str();
+}
+
 bool connection::reset() {
+  prepared_.clear(); // prepared statements die with the session
   PQreset(conn_);
   return healthy();
 }

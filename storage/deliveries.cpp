@@ -179,17 +179,33 @@ std::vector<claimed_delivery> claim_due(connection& c, const claim_request& req)
   return out;
 }
 
-std::vector<std::pair<int64_t, std::string>> release_expired_claims(connection& c,
-                                                                    micros now) {
-  auto r = c.query("UPDATE delivery SET status = 'PENDING', claimed_by = NULL, "
-                   "claim_expires_at = NULL, next_attempt_at = belay_ts($1) "
-                   "WHERE status = 'CLAIMED' AND claim_expires_at <= belay_ts($1) "
-                   "RETURNING org_id, channel",
-                   now);
+namespace {
+
+std::vector<std::pair<int64_t, std::string>> released(const result& r) {
   std::vector<std::pair<int64_t, std::string>> out;
   for (int i = 0; i < r.rows(); ++i)
     out.emplace_back(r.int64(i, 0), r.str(i, 1));
   return out;
+}
+
+constexpr const char* release_sql =
+    "UPDATE delivery SET status = 'PENDING', claimed_by = NULL, claim_expires_at = NULL, "
+    "next_attempt_at = belay_ts($1) WHERE status = 'CLAIMED' AND ";
+
+} // namespace
+
+std::vector<std::pair<int64_t, std::string>> release_expired_claims(connection& c,
+                                                                    micros now) {
+  return released(
+      c.query(std::string{release_sql} +
+                  "claim_expires_at <= belay_ts($1) RETURNING org_id, channel",
+              now));
+}
+
+std::vector<std::pair<int64_t, std::string>>
+release_claims_of(connection& c, const std::string& node, micros now) {
+  return released(c.query(
+      std::string{release_sql} + "claimed_by = $2 RETURNING org_id, channel", now, node));
 }
 
 micros retry_delay(const channel_config& ch, int failed_attempts) {

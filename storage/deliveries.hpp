@@ -63,6 +63,11 @@ recorded_outcome record_outcome(connection& c, const claimed_delivery& d,
 std::vector<std::pair<int64_t, std::string>> release_expired_claims(connection& c,
                                                                     micros now);
 
+// At start: claims this node holds are from its previous life (it crashed or stopped
+// mid-send). Return them to the pool now rather than when their lease lapses.
+std::vector<std::pair<int64_t, std::string>>
+release_claims_of(connection& c, const std::string& node, micros now);
+
 micros retry_delay(const channel_config& ch, int failed_attempts);
 
 std::vector<delivery_record> load_deliveries(connection& c, int64_t org_id,

@@ -288,3 +288,24 @@ TEST_CASE_METHOD(delivery_fixture,
           "SELECT count(*) FROM timeline WHERE incident_id = $1 AND kind = 'step_fired'",
           inc.id) == 2);
 }
+
+TEST_CASE_METHOD(delivery_fixture,
+                 "a node restarting under its own name re-sends its old claims at once") {
+  provision();
+  int64_t id;
+  {
+    test::test_node before{db};
+    id = before.trigger(org, "restarted").incident.id;
+  }
+  // The previous life of "test-node" claimed this page and died mid-send.
+  auto key = std::to_string(id) + ":0:0:hook:mid-send";
+  db.sql().query(
+      "INSERT INTO delivery (org_id, incident_id, loop, step, channel, target, "
+      "idempotency_key, status, attempts, claimed_by, claim_expires_at, created_at) "
+      "VALUES ($1, $2, 0, 0, 'hook', 'mid-send', $3, 'CLAIMED', 1, 'test-node', "
+      "belay_ts($4), belay_ts($4))",
+      org, id, key, test::simulated_epoch + 300'000'000);
+  test::test_node after{db, test::simulated_epoch + 1'000'000};
+  after.run(); // no lease had to lapse
+  CHECK(requests_for(key).size() == 1);
+}
