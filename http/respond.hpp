@@ -7,6 +7,7 @@
 
 #include <caf/scoped_actor.hpp>
 #include <httplib.h>
+#include <spdlog/spdlog.h>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -63,8 +64,10 @@ std::optional<Reply> ask(api& a, const caf::actor& whom, httplib::Response& res,
   self->request(whom, a.actor_timeout, std::forward<Ts>(xs)...)
       .receive([&](Reply& r) { out = std::move(r); },
                [&](caf::error& e) {
+                 // The cause (a database error, say) goes to the log, not to the caller.
+                 spdlog::warn("request failed: {}", to_string(e));
                  reply_error(res, 503, "unavailable",
-                             "belay could not complete the request: " + to_string(e));
+                             "belay could not complete the request; retry");
                });
   return out;
 }
