@@ -21,6 +21,41 @@ micros now(self_ptr self) {
 
 void claim(self_ptr self);
 
+// Mirrors an outcome the database recorded in the counters, the retry schedule and
+// the metrics ("" when the claim had lapsed and another claimer took over).
+void note_outcome(self_ptr self, const storage::claimed_delivery& cd,
+                  const storage::recorded_outcome& out) {
+  auto& st = self->state;
+  auto count = [&](const char* outcome) {
+    metrics::count("belay_deliveries_total",
+                   {{"channel", st.config.name}, {"outcome", outcome}});
+  };
+  if (out.status == "SENT") {
+    ++st.sent;
+    count("sent");
+    metrics::observe("belay_delivery_latency_seconds",
+                     static_cast<double>(now(self) - cd.delivery.created_at) / 1e6,
+                     {{"channel", st.config.name}});
+  } else if (out.status == "PENDING") {
+    ++st.failed;
+    count("retried");
+    auto due = out.next_attempt_at.value_or(now(self));
+    st.retries[cd.delivery.id] = {cd.delivery.id, cd.delivery.incident_id,
+                                  cd.delivery.target, cd.delivery.attempts + 1, due};
+    self->delayed_send(self, st.d.clock.until(due, self->clock().now()), atom::poll_v);
+  } else if (out.status == "CANCELLED") {
+    ++st.failed;
+    count("cancelled");
+  } else if (out.status == "DEAD") {
+    ++st.dead;
+    count("dead_lettered");
+    spdlog::warn("channel {}: delivery {} dead after {} attempt(s)", st.config.name,
+                 cd.delivery.id, cd.delivery.attempts);
+    if (out.failover_delivery_id && st.dispatcher)
+      self->send(st.dispatcher, atom::nudge_v, st.config.org_id, st.config.failover_to);
+  }
+}
+
 void settle(self_ptr self, const storage::claimed_delivery& cd,
             const transport::send_result& res) {
   auto& st = self->state;
@@ -34,42 +69,8 @@ void settle(self_ptr self, const storage::claimed_delivery& cd,
   self->request(st.d.storage, caf::infinite, atom::run_v, job)
       .then(
           [self, cd](storage::recorded_outcome& out) {
-            auto& st = self->state;
-            --st.sending;
-            static const std::map<std::string, std::string> outcome_names = {
-                {"SENT", "sent"},
-                {"PENDING", "retried"},
-                {"DEAD", "dead_lettered"},
-                {"CANCELLED", "cancelled"}};
-            if (auto it = outcome_names.find(out.status); it != outcome_names.end())
-              metrics::count("belay_deliveries_total",
-                             {{"channel", st.config.name}, {"outcome", it->second}});
-            if (out.status == "SENT")
-              metrics::observe("belay_delivery_latency_seconds",
-                               static_cast<double>(now(self) - cd.delivery.created_at) /
-                                   1e6,
-                               {{"channel", st.config.name}});
-            if (out.status == "SENT")
-              ++st.sent;
-            else if (out.status == "DEAD")
-              ++st.dead;
-            else if (!out.status.empty())
-              ++st.failed;
-            if (out.status == "PENDING" && out.next_attempt_at) {
-              st.retries[cd.delivery.id] = {cd.delivery.id, cd.delivery.incident_id,
-                                            cd.delivery.target, cd.delivery.attempts + 1,
-                                            *out.next_attempt_at};
-              self->delayed_send(
-                  self, st.d.clock.until(*out.next_attempt_at, self->clock().now()),
-                  atom::poll_v);
-            }
-            if (out.status == "DEAD") {
-              spdlog::warn("channel {}: delivery {} dead after {} attempt(s)",
-                           st.config.name, cd.delivery.id, cd.delivery.attempts);
-              if (out.failover_delivery_id && st.dispatcher)
-                self->send(st.dispatcher, atom::nudge_v, st.config.org_id,
-                           st.config.failover_to);
-            }
+            --self->state.sending;
+            note_outcome(self, cd, out);
           },
           [self, cd](caf::error& err) {
             // The claim stays CLAIMED and returns to the pool when its lease lapses.

@@ -37,6 +37,18 @@ void arm(self_ptr self) {
     self->delayed_send(self, wait, atom::fire_v, st.generation);
 }
 
+// Takes what the database says became of the incident: exit once it is resolved,
+// otherwise (re)arm the ladder for where it now stands. Older news is ignored.
+void follow(self_ptr self, const incident_record& latest) {
+  if (latest.version < self->state.record.version)
+    return;
+  self->state.record = latest;
+  if (latest.status == status_resolved)
+    self->quit();
+  else
+    arm(self);
+}
+
 void retry_later(self_ptr self, const caf::error& err) {
   spdlog::warn("incident {}: storage error, retrying: {}", self->state.record.id,
                to_string(err));
@@ -53,12 +65,10 @@ void reload(self_ptr self) {
   self->request(st.d.storage, caf::infinite, atom::run_v, shard(self), job)
       .await(
           [self](std::optional<storage::held_incident>& h) {
-            if (!h || h->incident.status == status_resolved) {
-              self->quit();
-              return;
-            }
-            self->state.record = h->incident;
-            arm(self);
+            if (h)
+              follow(self, h->incident);
+            else
+              self->quit(); // the row is gone
           },
           [self](caf::error& err) { retry_later(self, err); });
 }
@@ -131,32 +141,18 @@ caf::behavior incident(caf::stateful_actor<incident_state>* self, incident_recor
         });
         self->request(self->state.d.storage, caf::infinite, atom::run_v, shard(self), job)
             .await(
-                [self, rp, kind = cmd.kind](transition_reply& reply) mutable {
-                  if (reply.code == reply_code::ok)
-                    metrics::count_transition(kind == transition::ack);
-                  if (reply.code == reply_code::ok ||
-                      reply.code == reply_code::unchanged ||
-                      reply.code == reply_code::conflict)
-                    self->state.record = reply.incident;
+                [self, rp](transition_reply& reply) mutable {
                   rp.deliver(reply);
-                  if (self->state.record.status == status_resolved)
-                    self->quit();
-                  else
-                    arm(self);
+                  if (reply.code != reply_code::not_found)
+                    follow(self, reply.incident);
                 },
                 [rp](caf::error& err) mutable { rp.deliver(err); });
         return rp;
       },
       [self](atom::transit, const incident_record& changed) {
         // Acknowledged or resolved in the database without us (by dedup key, or by
-        // another node): stop the ladder, or exit once resolved.
-        if (changed.version <= self->state.record.version)
-          return;
-        self->state.record = changed;
-        if (changed.status == status_resolved)
-          self->quit();
-        else
-          arm(self);
+        // another node).
+        follow(self, changed);
       },
       [self](atom::trigger, const incident_record& seen) {
         // A duplicate was absorbed: only the evidence counters changed.

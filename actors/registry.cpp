@@ -32,17 +32,25 @@ void hold(self_ptr self, storage::held_incident h) {
     return;
   auto actor = self->spawn(incident, rec, std::move(h.ladder), st.d);
   self->monitor(actor);
-  st.by_id[rec.id] = actor;
-  st.held[actor->address()] = {rec.org_id, rec.id};
+  st.by_id[rec.id] = {actor, rec.org_id};
+  st.id_of[actor->address()] = rec.id;
 }
 
-void forget(self_ptr self, const caf::actor_addr& addr) {
-  auto& st = self->state;
-  auto it = st.held.find(addr);
-  if (it == st.held.end())
+// The live actor holding the incident, if this node holds it for that org.
+caf::actor held_actor(self_ptr self, int64_t org, int64_t id) {
+  auto it = self->state.by_id.find(id);
+  return it != self->state.by_id.end() && it->second.org_id == org ? it->second.actor
+                                                                   : caf::actor{};
+}
+
+// Counts a transition once it committed, whichever path it took.
+void count_transition(const transition_command& cmd, const transition_reply& r) {
+  if (r.code != reply_code::ok)
     return;
-  st.by_id.erase(it->second.second);
-  st.held.erase(it);
+  metrics::count_transition(cmd.kind == transition::ack);
+  if (cmd.kind == transition::resolve && cmd.source != "native")
+    metrics::count("belay_events_total",
+                   {{"format", cmd.source}, {"outcome", "resolved"}});
 }
 
 // An incident actor died without resolving its incident: start it again from the
@@ -58,10 +66,9 @@ void respawn(self_ptr self, int64_t org, int64_t id) {
               hold(self, std::move(*h));
             }
           },
-          [self, org, id](caf::error& err) {
+          [self, id](caf::error& err) {
             spdlog::error("registry: cannot respawn incident {}: {}", id, to_string(err));
             self->delayed_send(self, self->state.d.db_retry, atom::adopt_v);
-            (void)org;
           });
 }
 
@@ -73,21 +80,15 @@ void transit_in_storage(self_ptr self, caf::typed_response_promise<transition_re
     return storage::apply_transition(c, cmd, at);
   });
   // By key, the incident's shard is known; by id it is not, and any worker will do.
-  static std::atomic<uint64_t> spread{0};
-  auto shard =
-      cmd.incident_id == 0 ? incident_shard(cmd.org_id, cmd.dedup_key) : spread++;
+  auto shard = cmd.incident_id == 0 ? incident_shard(cmd.org_id, cmd.dedup_key)
+                                    : static_cast<uint64_t>(cmd.incident_id);
   self->request(self->state.d.storage, caf::infinite, atom::run_v, shard, job)
       .then(
-          [self, rp, kind = cmd.kind, source = cmd.source](transition_reply& r) mutable {
-            if (r.code == reply_code::ok) {
-              metrics::count_transition(kind == transition::ack);
-              if (kind == transition::resolve && source != "native")
-                metrics::count("belay_events_total",
-                               {{"format", source}, {"outcome", "resolved"}});
-              if (auto it = self->state.by_id.find(r.incident.id);
-                  it != self->state.by_id.end())
-                self->send(it->second, atom::transit_v, r.incident);
-            }
+          [self, rp, cmd](transition_reply& r) mutable {
+            count_transition(cmd, r);
+            if (r.code == reply_code::ok) // tell the local holder, if any
+              if (auto actor = held_actor(self, cmd.org_id, r.incident.id))
+                self->send(actor, atom::transit_v, r.incident);
             rp.deliver(std::move(r));
           },
           [rp](caf::error& err) mutable { rp.deliver(err); });
@@ -98,11 +99,14 @@ void transit_in_storage(self_ptr self, caf::typed_response_promise<transition_re
 caf::behavior registry(caf::stateful_actor<registry_state>* self, deps d) {
   self->state.d = std::move(d);
   self->set_down_handler([self](caf::down_msg& msg) {
-    auto it = self->state.held.find(msg.source);
-    if (it == self->state.held.end())
+    auto& st = self->state;
+    auto it = st.id_of.find(msg.source);
+    if (it == st.id_of.end())
       return;
-    auto [org, id] = it->second;
-    forget(self, msg.source);
+    auto id = it->second;
+    auto org = st.by_id[id].org_id;
+    st.by_id.erase(id);
+    st.id_of.erase(it);
     if (msg.reason != caf::exit_reason::normal && !self->state.stopping) {
       spdlog::warn("registry: incident {} actor died ({}), respawning", id,
                    to_string(msg.reason));
@@ -111,8 +115,8 @@ caf::behavior registry(caf::stateful_actor<registry_state>* self, deps d) {
   });
   self->set_exit_handler([self](caf::exit_msg& msg) {
     self->state.stopping = true;
-    for (auto& [id, actor] : self->state.by_id)
-      self->send_exit(actor, msg.reason);
+    for (auto& [id, held] : self->state.by_id)
+      self->send_exit(held.actor, msg.reason);
     self->quit(msg.reason);
   });
   return {
@@ -126,15 +130,13 @@ caf::behavior registry(caf::stateful_actor<registry_state>* self, deps d) {
         self->request(self->state.d.storage, caf::infinite, atom::run_v, shard, job)
             .then(
                 [self, rp, source = cmd.source](storage::upsert_result& r) mutable {
-                  if (r.code ==
-                      reply_code::ok) // rejections are counted where they are answered
-                    metrics::count("belay_events_total",
-                                   {{"format", source},
-                                    {"outcome", r.created ? "created" : "deduplicated"}});
-                  if (r.code != reply_code::ok) {
+                  if (r.code != reply_code::ok) { // counted where it is answered
                     rp.deliver(trigger_reply{r.code, false, {}});
                     return;
                   }
+                  metrics::count("belay_events_total",
+                                 {{"format", source},
+                                  {"outcome", r.created ? "created" : "deduplicated"}});
                   auto& st = self->state;
                   if (r.created)
                     ++st.stats.created;
@@ -143,10 +145,9 @@ caf::behavior registry(caf::stateful_actor<registry_state>* self, deps d) {
                   trigger_reply reply{reply_code::ok, r.created, r.held.incident};
                   if (r.created)
                     hold(self, std::move(r.held));
-                  else if (auto it = st.by_id.find(r.held.incident.id);
-                           it != st.by_id.end())
-                    self->send(it->second, atom::trigger_v,
-                               r.held.incident); // fresh counts
+                  else if (auto actor = held_actor(self, r.held.incident.org_id,
+                                                   r.held.incident.id))
+                    self->send(actor, atom::trigger_v, r.held.incident); // fresh counts
                   // A duplicate of an incident held elsewhere stays with its owner
                   // (section 9).
                   rp.deliver(std::move(reply));
@@ -155,23 +156,26 @@ caf::behavior registry(caf::stateful_actor<registry_state>* self, deps d) {
         return rp;
       },
       [self](atom::transit, transition_command cmd) -> caf::result<transition_reply> {
-        auto& st = self->state;
-        auto id = cmd.incident_id;
         auto rp = self->make_response_promise<transition_reply>();
         // By dedup key, only the database knows which incident is current (another node
         // may have resolved ours and opened the next one): decide there, then tell the
         // local actor, if any, what became of its incident.
-        auto it = id == 0 ? st.by_id.end() : st.by_id.find(id);
-        if (it != st.by_id.end() && st.held[it->second->address()].first == cmd.org_id) {
-          // The actor may be exiting (a concurrent resolve): then the database decides.
-          self->request(it->second, caf::infinite, atom::transit_v, cmd)
-              .then([rp](transition_reply& r) mutable { rp.deliver(std::move(r)); },
-                    [self, rp, cmd](caf::error&) mutable {
-                      transit_in_storage(self, rp, cmd);
-                    });
+        auto actor = cmd.incident_id == 0 ? caf::actor{}
+                                          : held_actor(self, cmd.org_id, cmd.incident_id);
+        if (!actor) {
+          transit_in_storage(self, rp, cmd);
           return rp;
         }
-        transit_in_storage(self, rp, cmd);
+        // The actor may be exiting (a concurrent resolve): then the database decides.
+        self->request(actor, caf::infinite, atom::transit_v, cmd)
+            .then(
+                [rp, cmd](transition_reply& r) mutable {
+                  count_transition(cmd, r);
+                  rp.deliver(std::move(r));
+                },
+                [self, rp, cmd](caf::error&) mutable {
+                  transit_in_storage(self, rp, cmd);
+                });
         return rp;
       },
       [self](atom::adopt) -> caf::result<size_t> {
@@ -193,14 +197,14 @@ caf::behavior registry(caf::stateful_actor<registry_state>* self, deps d) {
       },
       [self](atom::views, int64_t org) {
         std::vector<caf::actor> of_org;
-        for (auto& [id, actor] : self->state.by_id)
-          if (self->state.held[actor->address()].first == org)
-            of_org.push_back(actor);
+        for (auto& [id, held] : self->state.by_id)
+          if (held.org_id == org)
+            of_org.push_back(held.actor);
         return gather_views<incident_view>(self, of_org, std::chrono::seconds{2});
       },
       [self](atom::get, int64_t id) {
         auto it = self->state.by_id.find(id);
-        return it == self->state.by_id.end() ? caf::actor{} : it->second;
+        return it == self->state.by_id.end() ? caf::actor{} : it->second.actor;
       },
       [self](atom::get) {
         auto stats = self->state.stats;

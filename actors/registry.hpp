@@ -21,10 +21,15 @@
 
 namespace belay {
 
+struct held_incident_actor {
+  caf::actor actor;
+  int64_t org_id = 0;
+};
+
 struct registry_state {
   static inline const char* name = "registry";
-  std::map<int64_t, caf::actor> by_id;
-  std::map<caf::actor_addr, std::pair<int64_t, int64_t>> held; // actor -> (org, id)
+  std::map<int64_t, held_incident_actor> by_id;
+  std::map<caf::actor_addr, int64_t> id_of; // for down messages
   registry_stats stats;
   bool stopping = false;
   deps d;

@@ -31,6 +31,9 @@ std::string upper_severity(const page& p);
 std::string step_label(const page& p);
 // `text` on one line: CR, LF and other control characters become spaces.
 std::string one_line(std::string_view text);
+// &, < and > as entities (Slack reads them as markup: links, mentions); with `quotes`
+// also " and ' (XML attributes, TwiML).
+std::string escape_markup(std::string_view text, bool quotes = false);
 // At most `max_bytes` of `text`, cut on a UTF-8 character boundary.
 std::string clip(std::string_view text, size_t max_bytes);
 

@@ -8,27 +8,6 @@ namespace belay::transport::detail {
 
 namespace {
 
-// Slack reads &, < and > as markup (links, mentions): escape them in user text.
-std::string slack_escape(std::string_view text) {
-  std::string out;
-  for (char c : one_line(text)) {
-    switch (c) {
-    case '&':
-      out += "&amp;";
-      break;
-    case '<':
-      out += "&lt;";
-      break;
-    case '>':
-      out += "&gt;";
-      break;
-    default:
-      out += c;
-    }
-  }
-  return out;
-}
-
 void string_value(rapidjson::Writer<rapidjson::StringBuffer>& writer,
                   const std::string& value) {
   writer.String(value.data(), static_cast<rapidjson::SizeType>(value.size()));
@@ -38,13 +17,13 @@ void string_value(rapidjson::Writer<rapidjson::StringBuffer>& writer,
 
 std::string slack_body(const page& p) {
   auto severity = upper_severity(p);
-  auto title = slack_escape(clip(p.incident.title, 1000));
+  auto title = escape_markup(one_line(clip(p.incident.title, 1000)));
   auto incident = "incident " + std::to_string(p.incident.id);
   auto fallback =
       "[" + severity + "] " + title + " (" + incident + ", " + step_label(p) + ")";
   auto section = ":rotating_light: *" + severity + "* " + title + "\n" + "Incident *" +
                  std::to_string(p.incident.id) + "* · " + step_label(p) + " · status " +
-                 slack_escape(p.incident.status);
+                 escape_markup(one_line(p.incident.status));
 
   rapidjson::StringBuffer buffer;
   rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);

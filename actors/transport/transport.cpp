@@ -23,6 +23,33 @@ std::string step_label(const page& p) {
   return label;
 }
 
+std::string escape_markup(std::string_view text, bool quotes) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    switch (c) {
+    case '&':
+      out += "&amp;";
+      break;
+    case '<':
+      out += "&lt;";
+      break;
+    case '>':
+      out += "&gt;";
+      break;
+    case '"':
+      out += quotes ? "&quot;" : "\"";
+      break;
+    case '\'':
+      out += quotes ? "&apos;" : "'";
+      break;
+    default:
+      out += c;
+    }
+  }
+  return out;
+}
+
 std::string one_line(std::string_view text) {
   std::string out(text);
   for (auto& c : out) {

@@ -25,32 +25,6 @@ std::string percent_encode(std::string_view text) {
   return out;
 }
 
-std::string xml_escape(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-    case '&':
-      out += "&amp;";
-      break;
-    case '<':
-      out += "&lt;";
-      break;
-    case '>':
-      out += "&gt;";
-      break;
-    case '"':
-      out += "&quot;";
-      break;
-    case '\'':
-      out += "&apos;";
-      break;
-    default:
-      out += c;
-    }
-  }
-  return out;
-}
-
 // Twilio's REST API: POST {base}/2010-04-01/Accounts/{sid}/{resource} with form
 // fields and basic auth sid:token. The base URL is configurable (tests, proxies).
 send_result send_twilio(const channel_config& channel, const page& p, const char* kind,
@@ -104,7 +78,7 @@ std::string voice_twiml(const page& p) {
   auto say = "belay page. " + upper_severity(p) + ". " +
              one_line(clip(p.incident.title, 300)) + ". Incident " +
              std::to_string(p.incident.id) + ", " + step_label(p) + ".";
-  return "<Response><Say>" + xml_escape(say) + "</Say></Response>";
+  return "<Response><Say>" + escape_markup(say, true) + "</Say></Response>";
 }
 
 send_result send_sms(const channel_config& channel, const page& p) {
