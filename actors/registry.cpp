@@ -122,14 +122,13 @@ caf::behavior registry(caf::stateful_actor<registry_state>* self, deps d) {
   return {
       [self](atom::trigger, trigger_command cmd) -> caf::result<trigger_reply> {
         auto rp = self->make_response_promise<trigger_reply>();
-        auto job =
-            make_db_job([cmd, at = now(self), own = owner(self)](storage::connection& c) {
-              return storage::upsert_trigger(c, cmd, at, own);
-            });
         auto shard = incident_shard(cmd.org_id, cmd.dedup_key);
-        self->request(self->state.d.storage, caf::infinite, atom::run_v, shard, job)
+        auto source = cmd.source;
+        storage::trigger_event event{std::move(cmd), now(self), owner(self)};
+        self->request(self->state.d.storage, caf::infinite, atom::trigger_v, shard,
+                      std::move(event))
             .then(
-                [self, rp, source = cmd.source](storage::upsert_result& r) mutable {
+                [self, rp, source](storage::upsert_result& r) mutable {
                   if (r.code != reply_code::ok) { // counted where it is answered
                     rp.deliver(trigger_reply{r.code, false, {}});
                     return;

@@ -103,6 +103,11 @@ bool connection::healthy() const {
   return PQstatus(conn_) == CONNECTION_OK;
 }
 
+bool connection::in_transaction() const {
+  auto s = PQtransactionStatus(conn_);
+  return s == PQTRANS_INTRANS || s == PQTRANS_INERROR;
+}
+
 const char* connection::prepared_name(const std::string& sql) {
   if (auto it = prepared_.find(sql); it != prepared_.end())
     return it->second.c_str();

@@ -88,6 +88,8 @@ public:
   // Runs several ;-separated statements without parameters (migrations).
   void run_script(const std::string& sql);
   bool healthy() const;
+  // Inside BEGIN … COMMIT (or a failed transaction awaiting ROLLBACK).
+  bool in_transaction() const;
   // Re-establishes a broken connection; returns whether it is usable now.
   bool reset();
 

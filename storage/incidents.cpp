@@ -2,22 +2,12 @@
 
 #include "protocol/policy_json.hpp"
 #include "storage/db.hpp"
+#include "storage/incident_rows.hpp"
 
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
 namespace belay::storage {
-
-namespace {
-
-// The column list every statement returns, read back by read_held().
-#define BELAY_INCIDENT_COLUMNS                                                           \
-  "org_id, id, dedup_key, title, severity, status, policy, current_step, loop, "         \
-  "event_count, belay_us(created_at), belay_us(last_seen_at), belay_us(next_fire_at), "  \
-  "belay_us(acked_at), coalesce(acked_by, ''), belay_us(resolved_at), "                  \
-  "belay_us(exhausted_at), version, shadow, ladder::text"
-
-constexpr int column_count = 20;
 
 held_incident read_held(const result& r, int row) {
   held_incident h;
@@ -41,6 +31,8 @@ held_incident read_held(const result& r, int row) {
   i.exhausted_at = r.opt_int64(row, 16);
   i.version = r.int64(row, 17);
   i.shadow = r.boolean(row, 18);
+  if (r.null(row, 19))
+    return h;
   auto ladder = protocol::parse_policy(r.text(row, 19));
   if (auto* err = std::get_if<protocol::error>(&ladder))
     throw db_error("incident " + std::to_string(i.id) +
@@ -50,38 +42,13 @@ held_incident read_held(const result& r, int row) {
   return h;
 }
 
+namespace {
+
 std::optional<held_incident> first(const result& r) {
   if (r.rows() == 0)
     return std::nullopt;
   return read_held(r, 0);
 }
-
-const std::string upsert_sql = R"sql(
-WITH up AS (
-  INSERT INTO incident AS i (org_id, dedup_key, title, severity, status, policy, ladder,
-      shadow, next_fire_at, created_at, last_seen_at, evidence, details, owner,
-      lease_expires_at)
-  SELECT $1, $2, $3, $4, 'OPEN', p.name, p.definition, $6,
-      belay_ts($7 + (coalesce((p.definition->'steps'->0->>'delaySeconds')::float8, 0)
-                     * 1000000)::bigint),
-      belay_ts($7), belay_ts($7), jsonb_build_array($8::jsonb), $9::jsonb, $10,
-      belay_ts($11)
-  FROM policy p WHERE p.org_id = $1 AND p.name = $5
-  ON CONFLICT (org_id, dedup_key) WHERE status <> 'RESOLVED' DO UPDATE SET
-    event_count = i.event_count + 1,
-    last_seen_at = EXCLUDED.last_seen_at,
-    evidence = CASE WHEN jsonb_array_length(i.evidence) >= 5
-                    THEN (i.evidence - 0) || EXCLUDED.evidence
-                    ELSE i.evidence || EXCLUDED.evidence END
-  RETURNING )sql" BELAY_INCIDENT_COLUMNS R"sql(, (xmax = 0) AS inserted
-), note AS (
-  INSERT INTO timeline (org_id, incident_id, at, kind, detail)
-  SELECT up.org_id, up.id, belay_ts($7),
-         CASE WHEN up.inserted THEN 'created' ELSE 'duplicate' END,
-         jsonb_build_object('eventCount', up.event_count)
-  FROM up
-)
-SELECT * FROM up)sql";
 
 // The compare-and-set of an ack or resolve, by id or by dedup key, cancelling the
 // deliveries nobody has claimed yet in the same statement.
@@ -186,21 +153,6 @@ std::string targets_json(const step& s) {
 }
 
 } // namespace
-
-upsert_result upsert_trigger(connection& c, const trigger_command& cmd, micros now,
-                             const ownership& owner) {
-  auto r = c.query(upsert_sql, cmd.org_id, cmd.dedup_key, cmd.title, cmd.severity,
-                   cmd.policy, cmd.shadow, now, cmd.payload_json, cmd.details_json,
-                   owner.node, owner.lease_until);
-  upsert_result out;
-  if (r.rows() == 0) {
-    out.code = reply_code::unknown_policy;
-    return out;
-  }
-  out.held = read_held(r, 0);
-  out.created = r.boolean(0, column_count);
-  return out;
-}
 
 transition_reply apply_transition(connection& c, const transition_command& cmd,
                                   micros now) {

@@ -31,8 +31,22 @@ struct ownership {
   micros lease_until = 0;
 };
 
-upsert_result upsert_trigger(connection& c, const trigger_command& cmd, micros now,
-                             const ownership& owner);
+// One trigger event as the registry hands it to storage: the command, when it arrived,
+// and the lease this node takes on the incident if the event creates it.
+struct trigger_event {
+  trigger_command cmd;
+  micros at = 0;
+  ownership owner;
+};
+
+// Upserts the events as if one after the other, in order, but in one statement: the
+// events of one dedup key become one row (the first may create the incident, the rest
+// count as duplicates) and every event still gets its own timeline entry and its own
+// result. A key whose events name different policies takes a second statement, so an
+// unknown policy answers just its own events. Runs in the caller's transaction, if any,
+// else atomically on its own.
+std::vector<upsert_result> upsert_triggers(connection& c,
+                                           const std::vector<trigger_event>& events);
 
 transition_reply apply_transition(connection& c, const transition_command& cmd,
                                   micros now);
@@ -69,6 +83,7 @@ std::vector<timeline_entry> load_timeline(connection& c, int64_t org_id, int64_t
 } // namespace belay::storage
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::storage::upsert_result)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::storage::trigger_event)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::optional<belay::storage::held_incident>)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<belay::storage::held_incident>)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::optional<belay::incident_record>)

@@ -2,6 +2,8 @@
 // it. (That answers come only after COMMIT is tested through the real binary, where
 // workers have threads of their own: tests/http/commit_test.cpp.)
 #include "actors/storage.hpp"
+#include "storage/incidents.hpp"
+#include "support/policies.hpp"
 #include "support/test_node.hpp"
 
 #include <caf/event_based_actor.hpp>
@@ -43,5 +45,57 @@ TEST_CASE("a failing job in a batch fails alone; the rest commit") {
   CHECK(result->ok == 9);
   CHECK(result->failed == 1);
   CHECK(db.sql().exec("SELECT count(*) FROM scratch").int64(0, 0) == 9);
+  caf::anon_send_exit(storage, caf::exit_reason::user_shutdown);
+}
+
+TEST_CASE("triggers queued together are written together; a bad one fails alone") {
+  test::test_database db;
+  db.provision(test::ladder_org());
+  auto org = db.org_id("acme");
+  test::simulated_system s;
+  auto storage = spawn_storage(s.sys, db.url(), 1, false);
+  auto result = std::make_shared<outcome>();
+  s.sys.spawn(
+      [result, org](caf::event_based_actor* self, caf::actor storage) {
+        for (int n = 0; n < 10; ++n) {
+          // The database refuses the severity of the fifth (its CHECK constraint).
+          trigger_command cmd{org, "k" + std::to_string(n % 3), "t",
+                              n == 4 ? "bogus" : "critical", "default"};
+          storage::trigger_event event{cmd, 1'000'000, {"node", 2'000'000}};
+          self->request(storage, caf::infinite, atom::trigger_v, uint64_t{0}, event)
+              .then([result](storage::upsert_result&) { ++result->ok; },
+                    [result](caf::error&) { ++result->failed; });
+        }
+      },
+      storage);
+  s.run();
+  CHECK(result->ok == 9);
+  CHECK(result->failed == 1);
+  CHECK(db.sql().exec("SELECT sum(event_count) FROM incident").int64(0, 0) == 9);
+  CHECK(db.sql().exec("SELECT count(*) FROM timeline").int64(0, 0) == 9);
+  caf::anon_send_exit(storage, caf::exit_reason::user_shutdown);
+}
+
+TEST_CASE("a batch of triggers is one statement") {
+  test::test_database db;
+  db.provision(test::ladder_org());
+  auto org = db.org_id("acme");
+  test::simulated_system s;
+  auto storage = spawn_storage(s.sys, db.url(), 1, false);
+  s.sys.spawn(
+      [org](caf::event_based_actor* self, caf::actor storage) {
+        for (int n = 0; n < 50; ++n) {
+          trigger_command cmd{org, "k" + std::to_string(n), "t", "critical", "default"};
+          storage::trigger_event event{cmd, 1'000'000, {"node", 2'000'000}};
+          self->request(storage, caf::infinite, atom::trigger_v, uint64_t{0}, event)
+              .then([](storage::upsert_result&) {});
+        }
+      },
+      storage);
+  s.run();
+  CHECK(db.sql().exec("SELECT count(*) FROM incident").int64(0, 0) == 50);
+  // All fifty rows were written by one transaction: one statement, one commit.
+  auto r = db.sql().exec("SELECT count(DISTINCT xmin::text) FROM incident");
+  CHECK(r.int64(0, 0) == 1);
   caf::anon_send_exit(storage, caf::exit_reason::user_shutdown);
 }

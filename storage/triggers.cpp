@@ -1,0 +1,203 @@
+// Trigger events, written in batches: one statement for every event a storage worker
+// collected, instead of one statement each. The events of one key become one row, so
+// ON CONFLICT never meets the same row twice in a statement.
+#include "storage/incident_rows.hpp"
+
+#include <map>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+#include <set>
+#include <utility>
+
+namespace belay::storage {
+
+namespace {
+
+// How many payloads an incident keeps as evidence.
+constexpr int evidence_kept = 5;
+
+// $1: one JSON object per key (see group_json); the statement answers one row per key
+// whose policy exists. Its timeline gets one entry per event, numbered like the
+// events: the first creates the incident if none is open, every other is a duplicate.
+const std::string upsert_sql = R"sql(
+WITH g AS (
+  SELECT * FROM json_to_recordset($1::json) AS g(org_id bigint, dedup_key text,
+      title text, severity text, policy text, shadow boolean, ats bigint[],
+      evidence jsonb, details jsonb, owner text, lease_until bigint)
+), up AS (
+  INSERT INTO incident AS i (org_id, dedup_key, title, severity, status, policy, ladder,
+      shadow, next_fire_at, created_at, last_seen_at, event_count, evidence, details,
+      owner, lease_expires_at)
+  SELECT g.org_id, g.dedup_key, g.title, g.severity, 'OPEN', p.name, p.definition,
+      g.shadow,
+      belay_ts(g.ats[1] + (coalesce((p.definition->'steps'->0->>'delaySeconds')::float8,
+                                    0) * 1000000)::bigint),
+      belay_ts(g.ats[1]), belay_ts(g.ats[cardinality(g.ats)]), cardinality(g.ats),
+      g.evidence, g.details, g.owner, belay_ts(g.lease_until)
+  FROM g JOIN policy p ON p.org_id = g.org_id AND p.name = g.policy
+  ORDER BY g.org_id, g.dedup_key
+  ON CONFLICT (org_id, dedup_key) WHERE status <> 'RESOLVED' DO UPDATE SET
+    event_count = i.event_count + EXCLUDED.event_count,
+    last_seen_at = EXCLUDED.last_seen_at,
+    evidence = belay_keep_last(i.evidence || EXCLUDED.evidence, 5)
+  RETURNING )sql" BELAY_INCIDENT_COLUMNS_BUT_LADDER R"sql(,
+    CASE WHEN xmax = 0 THEN ladder::text END, (xmax = 0) AS inserted
+), note AS (
+  INSERT INTO timeline (org_id, incident_id, at, kind, detail)
+  SELECT up.org_id, up.id, belay_ts(e.at),
+         CASE WHEN up.inserted AND e.k = 1 THEN 'created' ELSE 'duplicate' END,
+         jsonb_build_object('eventCount', up.event_count - cardinality(g.ats) + e.k)
+  FROM up JOIN g USING (org_id, dedup_key), unnest(g.ats) WITH ORDINALITY AS e(at, k)
+  ORDER BY up.id, e.k
+)
+SELECT * FROM up)sql";
+
+// The events of one key within one statement, in arrival order.
+struct key_group {
+  std::vector<size_t> events; // indexes into the caller's events
+};
+
+using group_key = std::pair<int64_t, std::string>; // org, dedup key
+
+void write_string(rapidjson::Writer<rapidjson::StringBuffer>& w, const std::string& s) {
+  w.String(s.c_str(), static_cast<rapidjson::SizeType>(s.size()));
+}
+
+void write_raw(rapidjson::Writer<rapidjson::StringBuffer>& w, const std::string& json) {
+  w.RawValue(json.c_str(), json.size(), rapidjson::kObjectType);
+}
+
+// One key's row of $1. The first event names the incident as it would be created;
+// `evidence` keeps the last payloads, as the incident would after each event in turn.
+void group_json(rapidjson::Writer<rapidjson::StringBuffer>& w,
+                const std::vector<trigger_event>& events, const key_group& g) {
+  auto& first = events[g.events.front()];
+  auto& cmd = first.cmd;
+  w.StartObject();
+  w.Key("org_id");
+  w.Int64(cmd.org_id);
+  w.Key("dedup_key");
+  write_string(w, cmd.dedup_key);
+  w.Key("title");
+  write_string(w, cmd.title);
+  w.Key("severity");
+  write_string(w, cmd.severity);
+  w.Key("policy");
+  write_string(w, cmd.policy);
+  w.Key("shadow");
+  w.Bool(cmd.shadow);
+  w.Key("ats");
+  w.StartArray();
+  for (auto i : g.events)
+    w.Int64(events[i].at);
+  w.EndArray();
+  w.Key("evidence");
+  w.StartArray();
+  auto kept = std::min<size_t>(g.events.size(), evidence_kept);
+  for (auto i = g.events.size() - kept; i < g.events.size(); ++i)
+    write_raw(w, events[g.events[i]].cmd.payload_json);
+  w.EndArray();
+  w.Key("details");
+  write_raw(w, cmd.details_json);
+  w.Key("owner");
+  write_string(w, first.owner.node);
+  w.Key("lease_until");
+  w.Int64(first.owner.lease_until);
+  w.EndObject();
+}
+
+// Splits `pending` into this statement's groups and the events left for the next: an
+// event whose policy differs from its key's first event in this statement waits, with
+// every later event of its key, so each key's events keep their order.
+std::vector<key_group> take_groups(const std::vector<trigger_event>& events,
+                                   std::vector<size_t>& pending) {
+  std::vector<key_group> groups;
+  std::map<group_key, size_t> group_of;
+  std::set<group_key> deferred;
+  std::vector<size_t> later;
+  for (auto i : pending) {
+    auto& cmd = events[i].cmd;
+    group_key key{cmd.org_id, cmd.dedup_key};
+    if (deferred.count(key)) {
+      later.push_back(i);
+      continue;
+    }
+    auto it = group_of.find(key);
+    if (it == group_of.end()) {
+      group_of.emplace(key, groups.size());
+      groups.push_back({{i}});
+    } else if (events[groups[it->second].events.front()].cmd.policy != cmd.policy) {
+      deferred.insert(key);
+      later.push_back(i);
+    } else {
+      groups[it->second].events.push_back(i);
+    }
+  }
+  pending = std::move(later);
+  return groups;
+}
+
+// Runs one statement for `groups` and fills in the result of each of their events.
+void upsert_groups(connection& c, const std::vector<trigger_event>& events,
+                   const std::vector<key_group>& groups,
+                   std::vector<upsert_result>& out) {
+  rapidjson::StringBuffer buf;
+  rapidjson::Writer<rapidjson::StringBuffer> w{buf};
+  w.StartArray();
+  for (auto& g : groups)
+    group_json(w, events, g);
+  w.EndArray();
+  auto r = c.query(upsert_sql, std::string{buf.GetString(), buf.GetSize()});
+  std::map<group_key, int> row_of;
+  for (int row = 0; row < r.rows(); ++row)
+    row_of.emplace(group_key{r.int64(row, 0), r.str(row, 2)}, row);
+  for (auto& g : groups) {
+    auto& cmd = events[g.events.front()].cmd;
+    auto found = row_of.find({cmd.org_id, cmd.dedup_key});
+    if (found == row_of.end()) { // no such policy: nothing was written for this key
+      for (auto i : g.events)
+        out[i].code = reply_code::unknown_policy;
+      continue;
+    }
+    auto row = found->second;
+    auto held = read_held(r, row);
+    bool inserted = r.boolean(row, incident_column_count);
+    auto total = held.incident.event_count;
+    auto n = static_cast<int64_t>(g.events.size());
+    for (int64_t k = 0; k < n; ++k) {
+      auto& res = out[g.events[k]];
+      res.code = reply_code::ok;
+      res.created = inserted && k == 0;
+      res.held.incident = held.incident;
+      res.held.incident.event_count = total - n + k + 1;
+      res.held.incident.last_seen_at = events[g.events[k]].at;
+      if (res.created)
+        res.held.ladder = held.ladder;
+    }
+  }
+}
+
+} // namespace
+
+std::vector<upsert_result> upsert_triggers(connection& c,
+                                           const std::vector<trigger_event>& events) {
+  std::vector<std::vector<key_group>> statements;
+  std::vector<size_t> pending(events.size());
+  for (size_t i = 0; i < events.size(); ++i)
+    pending[i] = i;
+  while (!pending.empty())
+    statements.push_back(take_groups(events, pending));
+  std::vector<upsert_result> out(events.size());
+  auto run = [&] {
+    for (auto& groups : statements)
+      upsert_groups(c, events, groups, out);
+  };
+  // One statement is atomic on its own, and saves the round trips of BEGIN and COMMIT.
+  if (statements.size() > 1 && !c.in_transaction())
+    transaction(c, run);
+  else
+    run();
+  return out;
+}
+
+} // namespace belay::storage

@@ -1,0 +1,128 @@
+// storage::upsert_triggers: a batch written in one statement answers every event as if
+// the events had been written one after the other.
+#include "storage/incidents.hpp"
+#include "support/policies.hpp"
+#include "support/test_database.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace belay;
+
+namespace {
+
+struct batch_fixture {
+  test::test_database db;
+  int64_t org;
+  micros at = 1'000'000'000'000;
+
+  batch_fixture() {
+    db.provision(test::ladder_org());
+    org = db.org_id("acme");
+  }
+
+  storage::trigger_event event(const std::string& key,
+                               const std::string& policy = "default",
+                               const std::string& payload = "{}") {
+    trigger_command cmd{org, key, "title of " + key, "critical", policy, "{}", payload};
+    return {cmd, at += 1000, {"node-a", at + 60'000'000}};
+  }
+
+  std::vector<std::string> timeline(const std::string& key) {
+    auto r = db.sql().query(
+        "SELECT t.kind || ':' || (t.detail->>'eventCount') FROM timeline t "
+        "JOIN incident i ON i.org_id = t.org_id AND i.id = t.incident_id "
+        "WHERE i.dedup_key = $1 ORDER BY t.seq",
+        key);
+    std::vector<std::string> out;
+    for (int i = 0; i < r.rows(); ++i)
+      out.push_back(r.str(i, 0));
+    return out;
+  }
+
+  int64_t count(const std::string& sql) { return db.sql().exec(sql).int64(0, 0); }
+};
+
+} // namespace
+
+TEST_CASE_METHOD(batch_fixture,
+                 "one key's events in one batch: the first creates, the rest count") {
+  auto results = storage::upsert_triggers(db.sql(), {event("a"), event("a"), event("a")});
+  REQUIRE(results.size() == 3);
+  for (int k = 0; k < 3; ++k) {
+    CHECK(results[k].code == reply_code::ok);
+    CHECK(results[k].created == (k == 0));
+    CHECK(results[k].held.incident.event_count == k + 1);
+  }
+  CHECK(results[0].held.incident.id == results[2].held.incident.id);
+  CHECK_FALSE(results[0].held.ladder.steps.empty()); // the creator spawns the actor
+  CHECK(timeline("a") ==
+        std::vector<std::string>{"created:1", "duplicate:2", "duplicate:3"});
+  CHECK(count("SELECT event_count FROM incident WHERE dedup_key = 'a'") == 3);
+}
+
+TEST_CASE_METHOD(batch_fixture,
+                 "a batch mixes new keys, open incidents and bad policies") {
+  auto open = storage::upsert_triggers(db.sql(), {event("open")});
+  REQUIRE(open[0].created);
+  auto results = storage::upsert_triggers(
+      db.sql(),
+      {event("new"), event("open"), event("nope", "no-such-policy"), event("open")});
+  CHECK(results[0].created);
+  CHECK_FALSE(results[1].created);
+  CHECK(results[1].held.incident.id == open[0].held.incident.id);
+  CHECK(results[1].held.incident.event_count == 2);
+  CHECK(results[2].code == reply_code::unknown_policy);
+  CHECK(results[3].held.incident.event_count == 3);
+  CHECK(count("SELECT count(*) FROM incident WHERE dedup_key = 'nope'") == 0);
+  CHECK(timeline("open") ==
+        std::vector<std::string>{"created:1", "duplicate:2", "duplicate:3"});
+}
+
+TEST_CASE_METHOD(batch_fixture,
+                 "one key naming different policies keeps its events' order") {
+  // Alone, the first would be refused, the second create, the third count.
+  auto results = storage::upsert_triggers(
+      db.sql(), {event("k", "no-such-policy"), event("k"), event("k", "looping")});
+  CHECK(results[0].code == reply_code::unknown_policy);
+  CHECK(results[1].created);
+  CHECK(results[1].held.incident.policy == "default");
+  CHECK(results[2].code == reply_code::ok);
+  CHECK_FALSE(results[2].created);
+  CHECK(results[2].held.incident.event_count == 2);
+  CHECK(timeline("k") == std::vector<std::string>{"created:1", "duplicate:2"});
+}
+
+TEST_CASE_METHOD(batch_fixture, "evidence keeps the last five payloads across batches") {
+  auto payload = [](int n) { return "{\"n\":" + std::to_string(n) + "}"; };
+  std::vector<storage::trigger_event> first, second;
+  for (int n = 1; n <= 3; ++n)
+    first.push_back(event("e", "default", payload(n)));
+  for (int n = 4; n <= 10; ++n)
+    second.push_back(event("e", "default", payload(n)));
+  storage::upsert_triggers(db.sql(), first);
+  CHECK(db.sql().exec("SELECT evidence::text FROM incident").str(0, 0) ==
+        R"([{"n": 1}, {"n": 2}, {"n": 3}])");
+  storage::upsert_triggers(db.sql(), second);
+  CHECK(db.sql().exec("SELECT evidence::text FROM incident").str(0, 0) ==
+        R"([{"n": 6}, {"n": 7}, {"n": 8}, {"n": 9}, {"n": 10}])");
+  storage::upsert_triggers(db.sql(), {event("e", "default", payload(11))});
+  CHECK(db.sql().exec("SELECT evidence::text FROM incident").str(0, 0) ==
+        R"([{"n": 7}, {"n": 8}, {"n": 9}, {"n": 10}, {"n": 11}])");
+}
+
+TEST_CASE_METHOD(batch_fixture, "a resolved incident's key opens a new incident") {
+  auto first = storage::upsert_triggers(db.sql(), {event("r")});
+  db.sql().exec("UPDATE incident SET status = 'RESOLVED'");
+  auto again = storage::upsert_triggers(db.sql(), {event("r"), event("r")});
+  CHECK(again[0].created);
+  CHECK(again[0].held.incident.id != first[0].held.incident.id);
+  CHECK(again[1].held.incident.event_count == 2);
+}
+
+TEST_CASE_METHOD(batch_fixture, "text that needs JSON escaping arrives intact") {
+  std::string key = "quote\" back\\slash tab\t é \u2603";
+  auto results = storage::upsert_triggers(db.sql(), {event(key)});
+  REQUIRE(results[0].created);
+  CHECK(results[0].held.incident.dedup_key == key);
+  CHECK(results[0].held.incident.title == "title of " + key);
+}
