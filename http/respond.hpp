@@ -7,8 +7,8 @@
 
 #include <caf/scoped_actor.hpp>
 #include <httplib.h>
-#include <spdlog/spdlog.h>
 #include <optional>
+#include <spdlog/spdlog.h>
 #include <string>
 #include <string_view>
 
@@ -60,15 +60,20 @@ template <class Reply, class... Ts>
 std::optional<Reply> ask(api& a, const caf::actor& whom, httplib::Response& res,
                          Ts&&... xs) {
   std::optional<Reply> out;
+  auto unavailable = [&](const std::string& why) {
+    // The cause (a database error, say) goes to the log, not to the caller.
+    spdlog::warn("request failed: {}", why);
+    reply_error(res, 503, "unavailable", "belay could not complete the request; retry");
+  };
   caf::scoped_actor self{a.sys};
-  self->request(whom, a.actor_timeout, std::forward<Ts>(xs)...)
-      .receive([&](Reply& r) { out = std::move(r); },
-               [&](caf::error& e) {
-                 // The cause (a database error, say) goes to the log, not to the caller.
-                 spdlog::warn("request failed: {}", to_string(e));
-                 reply_error(res, 503, "unavailable",
-                             "belay could not complete the request; retry");
-               });
+  auto handle = self->request(whom, caf::infinite, std::forward<Ts>(xs)...);
+  // The deadline is this thread's own wait for the answer. A timeout given to request()
+  // would be scheduled on CAF's clock thread instead, and wake it twice per request.
+  caf::blocking_actor::accept_one_cond once;
+  self->varargs_receive(
+      once, handle.id(), [&](Reply& r) { out = std::move(r); },
+      [&](caf::error& e) { unavailable(to_string(e)); },
+      caf::after(a.actor_timeout) >> [&] { unavailable("no answer in time"); });
   return out;
 }
 

@@ -5,6 +5,7 @@
 
 #include <httplib.h>
 #include <spdlog/spdlog.h>
+#include <sys/socket.h>
 
 namespace belay {
 
@@ -25,9 +26,14 @@ std::string ingest_format(const httplib::Request& req) {
 
 } // namespace
 
+// A monitor posting alerts keeps its connection: cpp-httplib's default closes it after 5
+// requests, and each reconnection costs a handshake and a hand-over to a pool thread.
+constexpr size_t keep_alive_requests = 1000;
+
 struct server::impl {
   api& a;
   httplib::Server http;
+  int listening_fd = -1;
 };
 
 server::server(api& a, int threads) : impl_(new impl{a, {}}) {
@@ -36,6 +42,11 @@ server::server(api& a, int threads) : impl_(new impl{a, {}}) {
   http.set_tcp_nodelay(true);
   http.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
   http.set_payload_max_length(max_body_bytes);
+  http.set_keep_alive_max_count(keep_alive_requests);
+  http.set_socket_options([this](int fd) {
+    httplib::default_socket_options(fd);
+    impl_->listening_fd = fd;
+  });
   http.set_error_handler(httplib::Server::HandlerWithResponse{
       [](const httplib::Request&, httplib::Response& res) {
         if (!res.body.empty())
@@ -110,9 +121,14 @@ server::server(api& a, int threads) : impl_(new impl{a, {}}) {
 server::~server() = default;
 
 int server::bind(const std::string& address, int port) {
-  if (port == 0)
-    return impl_->http.bind_to_any_port(address.c_str());
-  return impl_->http.bind_to_port(address.c_str(), port) ? port : -1;
+  auto bound = port == 0 ? impl_->http.bind_to_any_port(address.c_str())
+                         : (impl_->http.bind_to_port(address.c_str(), port) ? port : -1);
+  // Debian's cpp-httplib listens with a backlog of 5, compiled into the library: a burst
+  // of new connections (a storm, a restart of many monitors) would lose SYNs and wait a
+  // second for each retransmission. listen() again on the bound socket raises it.
+  if (bound > 0 && impl_->listening_fd >= 0)
+    ::listen(impl_->listening_fd, SOMAXCONN);
+  return bound;
 }
 
 void server::run() {

@@ -1,0 +1,66 @@
+// ask(): an HTTP thread's bounded wait for an actor's answer.
+#include "actors/fwd.hpp"
+#include "http/keys.hpp"
+#include "http/respond.hpp"
+#include "storage/db.hpp"
+
+#include <caf/actor_system.hpp>
+#include <caf/actor_system_config.hpp>
+#include <caf/event_based_actor.hpp>
+#include <catch2/catch.hpp>
+#include <chrono>
+
+using namespace belay;
+using namespace std::chrono_literals;
+
+namespace {
+
+struct ask_fixture {
+  caf::actor_system_config cfg;
+  caf::actor_system sys{cfg};
+  storage::pool db{"host=/nonexistent", 1}; // never opened
+  key_store keys{db};
+  api a{sys, {}, {}, db, keys, {}, 0};
+  httplib::Response res;
+
+  ask_fixture() { a.actor_timeout = 200ms; }
+};
+
+// Answers (atom::get, n) with n + 1; never answers (atom::get) at all.
+caf::behavior answers_some(caf::event_based_actor* self) {
+  return {
+      [](atom::get, int n) { return n + 1; },
+      [self](atom::get) { return self->make_response_promise<int>(); },
+  };
+}
+
+} // namespace
+
+TEST_CASE_METHOD(ask_fixture, "ask returns the answer") {
+  auto actor = sys.spawn(answers_some);
+  CHECK(ask<int>(a, actor, res, atom::get_v, 41) == 42);
+  caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
+}
+
+TEST_CASE_METHOD(ask_fixture, "an actor that never answers costs 503 after the timeout") {
+  auto actor = sys.spawn(answers_some);
+  auto start = std::chrono::steady_clock::now();
+  CHECK_FALSE(ask<int>(a, actor, res, atom::get_v).has_value());
+  auto waited = std::chrono::steady_clock::now() - start;
+  CHECK(res.status == 503);
+  CHECK(waited >= 200ms);
+  CHECK(waited < 5s);
+  // The thread asks again afterwards as if nothing happened.
+  CHECK(ask<int>(a, actor, res, atom::get_v, 1) == 2);
+  caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
+}
+
+TEST_CASE_METHOD(ask_fixture, "an actor that is gone costs 503 at once") {
+  auto actor = sys.spawn(answers_some);
+  caf::anon_send_exit(actor, caf::exit_reason::kill);
+  sys.registry().await_running_count_equal(0);
+  auto start = std::chrono::steady_clock::now();
+  CHECK_FALSE(ask<int>(a, actor, res, atom::get_v, 1).has_value());
+  CHECK(res.status == 503);
+  CHECK(std::chrono::steady_clock::now() - start < 150ms);
+}
