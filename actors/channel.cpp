@@ -62,11 +62,8 @@ void settle(self_ptr self, const storage::claimed_delivery& cd,
   storage::attempt_result attempt{res.result == transport::outcome::sent,
                                   res.result == transport::outcome::permanent,
                                   res.ambiguous, res.error};
-  auto job = make_db_job([cd, attempt, ch = st.config, node = st.d.node_id,
-                          at = now(self)](storage::connection& c) {
-    return storage::record_outcome(c, cd, ch, node, attempt, at);
-  });
-  self->request(st.d.storage, caf::infinite, atom::run_v, job)
+  auto event = storage::outcome_of(cd, st.config, st.d.node_id, attempt, now(self));
+  self->request(st.d.storage, caf::infinite, atom::outcome_v, std::move(event))
       .then(
           [self, cd](storage::recorded_outcome& out) {
             --self->state.sending;

@@ -84,38 +84,44 @@ void fire(self_ptr self) {
     next = advance(st.ladder, expected.current_step, expected.loop,
                    expected.next_fire_at.value_or(at));
   }
-  auto job = make_db_job([expected, fired, next, at](storage::connection& c) {
-    return fired ? storage::fire_step(c, expected, *fired, next, at)
-                 : storage::exhaust(c, expected, at);
-  });
-  self->request(st.d.storage, caf::infinite, atom::run_v, shard(self), job)
-      .await(
-          [self, fired, scheduled = expected.next_fire_at.value_or(at)](
-              std::optional<incident_record>& after) {
-            if (!after) {
-              reload(self);
-              return;
-            }
-            self->state.record = *after;
-            if (fired) {
-              metrics::count("belay_steps_fired_total");
-              metrics::observe("belay_step_lateness_seconds",
-                               static_cast<double>(now(self) - scheduled) / 1e6);
-              if (after->shadow)
-                metrics::count("belay_deliveries_total",
-                               {{"channel", "*"}, {"outcome", "shadowed"}},
-                               static_cast<double>(fired->targets.size()));
-            }
-            if (fired && self->state.d.dispatcher && !after->shadow) {
-              std::set<std::string> channels;
-              for (auto& t : fired->targets)
-                if (channels.insert(t.channel).second)
-                  self->send(self->state.d.dispatcher, atom::nudge_v, after->org_id,
-                             t.channel);
-            }
-            arm(self);
-          },
-          [self](caf::error& err) { retry_later(self, err); });
+  // Steps are batched with other incidents' steps into one statement; the grace
+  // period's end is rare enough to run on its own.
+  auto request = [&] {
+    if (fired)
+      return self->request(st.d.storage, caf::infinite, atom::fire_v, shard(self),
+                           storage::fire_of(expected, *fired, next, at));
+    auto job = make_db_job([expected, at](storage::connection& c) {
+      return storage::exhaust(c, expected, at);
+    });
+    return self->request(st.d.storage, caf::infinite, atom::run_v, shard(self), job);
+  };
+  request().await(
+      [self, fired, scheduled = expected.next_fire_at.value_or(at)](
+          std::optional<incident_record>& after) {
+        if (!after) {
+          reload(self);
+          return;
+        }
+        self->state.record = *after;
+        if (fired) {
+          metrics::count("belay_steps_fired_total");
+          metrics::observe("belay_step_lateness_seconds",
+                           static_cast<double>(now(self) - scheduled) / 1e6);
+          if (after->shadow)
+            metrics::count("belay_deliveries_total",
+                           {{"channel", "*"}, {"outcome", "shadowed"}},
+                           static_cast<double>(fired->targets.size()));
+        }
+        if (fired && self->state.d.dispatcher && !after->shadow) {
+          std::set<std::string> channels;
+          for (auto& t : fired->targets)
+            if (channels.insert(t.channel).second)
+              self->send(self->state.d.dispatcher, atom::nudge_v, after->org_id,
+                         t.channel);
+        }
+        arm(self);
+      },
+      [self](caf::error& err) { retry_later(self, err); });
 }
 
 } // namespace

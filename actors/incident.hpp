@@ -6,7 +6,7 @@
 //   follow (atom::trigger, incident_record)         a duplicate was absorbed: fresh
 //   counters (atom::get) -> incident_view
 //
-// A step fires as one compare-and-set transaction (storage::fire_step). Timers carry
+// A step fires as one compare-and-set (storage::fire_steps, batched). Timers carry
 // a generation number: CAF 0.17 cannot cancel a delayed_send, so stale ones are dropped.
 #pragma once
 

@@ -1,6 +1,7 @@
 #include "actors/storage.hpp"
 
 #include "storage/db.hpp"
+#include "storage/deliveries.hpp"
 #include "storage/incidents.hpp"
 
 #include <caf/actor_system.hpp>
@@ -20,16 +21,58 @@ struct queued_job {
   caf::response_promise promise;
 };
 
-struct queued_trigger {
-  storage::trigger_event event;
-  caf::typed_response_promise<storage::upsert_result> promise;
+// Requests of one kind that a batch writes with one statement: `write` takes them all
+// and answers each (storage::upsert_triggers, storage::record_outcomes).
+template <class Item, class Result> struct statement_queue {
+  using write_fn = std::vector<Result> (*)(storage::connection&,
+                                           const std::vector<Item>&);
+  std::vector<Item> items;
+  std::vector<caf::typed_response_promise<Result>> promises;
+  std::vector<Result> results;
+
+  size_t size() const { return items.size(); }
+  void take_from(statement_queue& from, size_t n) {
+    n = std::min(n, from.size());
+    move_front(from.items, items, n);
+    move_front(from.promises, promises, n);
+  }
+  void write(storage::connection& c, write_fn f) {
+    if (!items.empty())
+      results = f(c, items);
+  }
+  void answer() {
+    for (size_t i = 0; i < promises.size(); ++i)
+      promises[i].deliver(std::move(results[i]));
+  }
+
+  template <class T>
+  static void move_front(std::vector<T>& from, std::vector<T>& to, size_t n) {
+    to.insert(to.end(), std::make_move_iterator(from.begin()),
+              std::make_move_iterator(from.begin() + n));
+    from.erase(from.begin(), from.begin() + n);
+  }
 };
 
-// What one transaction runs: the triggers as one statement, then the other jobs.
+using trigger_queue = statement_queue<storage::trigger_event, storage::upsert_result>;
+using outcome_queue = statement_queue<storage::outcome_event, storage::recorded_outcome>;
+using fire_queue = statement_queue<storage::fire_event, std::optional<incident_record>>;
+
+// What one transaction runs: a statement for the triggers, one for the steps, one for
+// the outcomes, then the other jobs.
 struct batch {
-  std::vector<queued_trigger> triggers;
+  trigger_queue triggers;
+  fire_queue fires;
+  outcome_queue outcomes;
   std::vector<queued_job> jobs;
-  size_t size() const { return triggers.size() + jobs.size(); }
+  size_t size() const {
+    return triggers.size() + fires.size() + outcomes.size() + jobs.size();
+  }
+  // One statement is atomic on its own: no BEGIN and COMMIT, two round trips fewer.
+  bool one_statement() const {
+    return (triggers.size() > 0) + (fires.size() > 0) + (outcomes.size() > 0) +
+               jobs.size() <=
+           1;
+  }
 };
 
 struct storage_worker_state {
@@ -52,7 +95,7 @@ void forget_broken_connection(worker_ptr self) {
     self->state.conn.reset();
 }
 
-// Runs `work` in autocommit mode and answers through `deliver`, or with the error.
+// Runs `work` in autocommit mode and answers through `promise`, or with the error.
 template <class Promise, class Work>
 void run_alone(worker_ptr self, const std::string& url, Promise& promise, Work work) {
   try {
@@ -64,44 +107,37 @@ void run_alone(worker_ptr self, const std::string& url, Promise& promise, Work w
   }
 }
 
-void run_alone(worker_ptr self, const std::string& url, queued_job& q) {
-  run_alone(self, url, q.promise, q.job);
-}
-
-void run_alone(worker_ptr self, const std::string& url, queued_trigger& q) {
-  run_alone(self, url, q.promise, [&q](storage::connection& c) {
-    return std::move(storage::upsert_triggers(c, {q.event}).front());
-  });
+template <class Item, class Result>
+void run_each_alone(worker_ptr self, const std::string& url,
+                    statement_queue<Item, Result>& q,
+                    typename statement_queue<Item, Result>::write_fn write) {
+  for (size_t i = 0; i < q.size(); ++i)
+    run_alone(self, url, q.promises[i], [&](storage::connection& c) {
+      return std::move(write(c, {q.items[i]}).front());
+    });
 }
 
 void run_each_alone(worker_ptr self, const std::string& url, batch& b) {
-  for (auto& q : b.triggers)
-    run_alone(self, url, q);
+  run_each_alone(self, url, b.triggers, storage::upsert_triggers);
+  run_each_alone(self, url, b.fires, storage::fire_steps);
+  run_each_alone(self, url, b.outcomes, storage::record_outcomes);
   for (auto& q : b.jobs)
-    run_alone(self, url, q);
+    run_alone(self, url, q.promise, q.job);
 }
 
 void run_batch(worker_ptr self, const std::string& url, batch& b) {
   if (b.size() == 1)
     return run_each_alone(self, url, b);
-  std::vector<storage::upsert_result> upserted;
   std::vector<caf::message> results;
   results.reserve(b.jobs.size());
-  // Triggers alone are atomic without BEGIN and COMMIT: two round trips fewer.
-  bool transaction = !b.jobs.empty();
+  bool transaction = !b.one_statement();
   try {
     auto& c = connection(self, url);
     if (transaction)
       c.exec("BEGIN");
-    if (!b.triggers.empty()) {
-      std::vector<storage::trigger_event> events;
-      events.reserve(b.triggers.size());
-      for (auto& q : b.triggers)
-        events.push_back(std::move(q.event));
-      upserted = storage::upsert_triggers(c, events);
-      for (size_t i = 0; i < events.size(); ++i) // kept for a retry one by one
-        b.triggers[i].event = std::move(events[i]);
-    }
+    b.triggers.write(c, storage::upsert_triggers);
+    b.fires.write(c, storage::fire_steps);
+    b.outcomes.write(c, storage::record_outcomes);
     for (auto& q : b.jobs)
       results.push_back(q.job(c));
     if (transaction)
@@ -119,18 +155,11 @@ void run_batch(worker_ptr self, const std::string& url, batch& b) {
                   b.size(), e.what());
     return run_each_alone(self, url, b);
   }
-  for (size_t i = 0; i < b.triggers.size(); ++i)
-    b.triggers[i].promise.deliver(std::move(upserted[i]));
+  b.triggers.answer();
+  b.fires.answer();
+  b.outcomes.answer();
   for (size_t i = 0; i < b.jobs.size(); ++i)
     b.jobs[i].promise.deliver(std::move(results[i]));
-}
-
-// Moves up to `n` items from the front of `from` to the back of `to`.
-template <class T> void take(std::vector<T>& from, std::vector<T>& to, size_t n) {
-  n = std::min(n, from.size());
-  to.insert(to.end(), std::make_move_iterator(from.begin()),
-            std::make_move_iterator(from.begin() + n));
-  from.erase(from.begin(), from.begin() + n);
 }
 
 // Everything already in the mailbox is queued before the flush it asked for arrives.
@@ -141,6 +170,16 @@ void flush_soon(worker_ptr self) {
   }
 }
 
+template <class Item, class Result>
+caf::result<Result> enqueue(worker_ptr self, statement_queue<Item, Result>& q,
+                            Item& item) {
+  auto rp = self->make_response_promise<Result>();
+  q.items.push_back(std::move(item));
+  q.promises.push_back(rp);
+  flush_soon(self);
+  return rp;
+}
+
 caf::behavior storage_worker(worker_ptr self, std::string url) {
   return {
       [self](atom::run, db_job& job) {
@@ -149,12 +188,14 @@ caf::behavior storage_worker(worker_ptr self, std::string url) {
         flush_soon(self);
         return rp;
       },
-      [self](atom::trigger,
-             storage::trigger_event& event) -> caf::result<storage::upsert_result> {
-        auto rp = self->make_response_promise<storage::upsert_result>();
-        self->state.queued.triggers.push_back({std::move(event), rp});
-        flush_soon(self);
-        return rp;
+      [self](atom::trigger, storage::trigger_event& event) {
+        return enqueue(self, self->state.queued.triggers, event);
+      },
+      [self](atom::fire, storage::fire_event& event) {
+        return enqueue(self, self->state.queued.fires, event);
+      },
+      [self](atom::outcome, storage::outcome_event& event) {
+        return enqueue(self, self->state.queued.outcomes, event);
       },
       [self, url](atom::flush) {
         auto& st = self->state;
@@ -163,8 +204,11 @@ caf::behavior storage_worker(worker_ptr self, std::string url) {
         st.queued = {};
         while (all.size() > 0) {
           batch b;
-          take(all.triggers, b.triggers, max_batch);
-          take(all.jobs, b.jobs, max_batch - b.triggers.size());
+          b.triggers.take_from(all.triggers, max_batch);
+          b.fires.take_from(all.fires, max_batch);
+          b.outcomes.take_from(all.outcomes, max_batch);
+          auto n = std::min(all.jobs.size(), max_batch);
+          trigger_queue::move_front(all.jobs, b.jobs, n);
           run_batch(self, url, b);
         }
       },
@@ -196,6 +240,12 @@ caf::behavior storage_router(caf::event_based_actor* self,
       },
       [self, sharded](atom::trigger, uint64_t shard, storage::trigger_event& event) {
         return self->delegate(sharded(shard), atom::trigger_v, std::move(event));
+      },
+      [self, sharded](atom::fire, uint64_t shard, storage::fire_event& event) {
+        return self->delegate(sharded(shard), atom::fire_v, std::move(event));
+      },
+      [self, any](atom::outcome, storage::outcome_event& event) {
+        return self->delegate(any(), atom::outcome_v, std::move(event));
       },
   };
 }

@@ -6,16 +6,20 @@
 //   (atom::run, db_job) -> <the job's result>                  any worker
 //   (atom::run, uint64_t shard, db_job) -> <the job's result>  always the same worker
 //   (atom::trigger, uint64_t shard, storage::trigger_event) -> storage::upsert_result
+//   (atom::fire, uint64_t shard, storage::fire_event) -> std::optional<incident_record>
+//   (atom::outcome, storage::outcome_event) -> storage::recorded_outcome   any worker
 //
 // Group commit: a worker runs every job that queued up while it was busy in one
 // transaction and answers only after COMMIT (G3 holds). Jobs are single statements
 // that do not manage transactions themselves. The triggers of a batch are written by
-// one statement (storage::upsert_triggers): per event, a statement costs PostgreSQL
-// about eight times the CPU a row of a shared statement does (measured in bench/). When a
-// batch fails, it is rolled back and each job runs again on its own, so one bad job
-// cannot fail its neighbours. Jobs about one incident share a shard, so batches on
-// different workers do not wait on each other's row locks. Sharded jobs run on the first
-// half of the workers, the others on the second half (with one worker, on it).
+// one statement (storage::upsert_triggers), and so are its ladder steps
+// (storage::fire_steps) and its delivery outcomes (storage::record_outcomes): a statement
+// costs PostgreSQL ~450 us however few rows it writes, and ~70 us more per row (measured
+// in bench/README.md). When a batch fails, it is rolled back and each job runs again on
+// its own, so one bad job cannot fail its neighbours. Jobs about one incident share a
+// shard, so batches on different workers do not wait on each other's row locks. Sharded
+// jobs run on the first half of the workers, the others on the second half (with one
+// worker, on it).
 #pragma once
 
 #include "actors/fwd.hpp"

@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
 
 namespace belay::storage {
 
@@ -61,52 +64,66 @@ RETURNING )sql" BELAY_DELIVERY_COLUMNS("d.") R"sql(,
 
 // $5 is the status C++ decided (SENT, PENDING, DEAD); a retry of a delivery whose
 // incident was acknowledged or resolved meanwhile becomes CANCELLED instead.
+// $1: one JSON object per outcome (see outcome_json). Each row is settled only while its
+// claim is still this node's and still on the same attempt.
 const std::string outcome_sql = R"sql(
-WITH held AS (
-  SELECT d.org_id, d.id, i.status AS incident_status, d.replay_of
-  FROM delivery d JOIN incident i ON i.org_id = d.org_id AND i.id = d.incident_id
-  WHERE d.org_id = $1 AND d.id = $2 AND d.status = 'CLAIMED' AND d.claimed_by = $3
-    AND d.attempts = $4
+WITH o AS (
+  SELECT * FROM json_to_recordset($1::json) AS o(org_id bigint, id bigint, node text,
+      attempts int, status text, next_at bigint, error text, ambiguous boolean, at bigint,
+      failover_to text)
+), held AS (
+  SELECT d.org_id, d.id, i.status AS incident_status, d.replay_of, o.status AS wanted,
+         o.next_at, o.error, o.ambiguous, o.at, o.failover_to
+  FROM o JOIN delivery d ON d.org_id = o.org_id AND d.id = o.id
+         JOIN incident i ON i.org_id = d.org_id AND i.id = d.incident_id
+  WHERE d.status = 'CLAIMED' AND d.claimed_by = o.node AND d.attempts = o.attempts
+  ORDER BY d.org_id, d.id
   FOR UPDATE OF d
 ), upd AS (
   UPDATE delivery d SET
-    status = CASE WHEN $5 = 'PENDING' AND held.incident_status NOT IN ('OPEN', 'EXHAUSTED')
+    status = CASE WHEN held.wanted = 'PENDING'
+                       AND held.incident_status NOT IN ('OPEN', 'EXHAUSTED')
                        AND held.replay_of IS NULL
-                  THEN 'CANCELLED' ELSE $5 END,
-    next_attempt_at = CASE WHEN $5 = 'PENDING' THEN belay_ts($6) ELSE NULL END,
-    last_error = $7, ambiguous = d.ambiguous OR $8::boolean,
-    sent_at = CASE WHEN $5 = 'SENT' THEN belay_ts($9) ELSE NULL END,
+                  THEN 'CANCELLED' ELSE held.wanted END,
+    next_attempt_at = CASE WHEN held.wanted = 'PENDING' THEN belay_ts(held.next_at) END,
+    last_error = held.error, ambiguous = d.ambiguous OR held.ambiguous,
+    sent_at = CASE WHEN held.wanted = 'SENT' THEN belay_ts(held.at) END,
     claimed_by = NULL, claim_expires_at = NULL
   FROM held WHERE d.org_id = held.org_id AND d.id = held.id
-  RETURNING d.*
+  RETURNING d.*, held.at AS settled_at, held.failover_to AS failover_channel,
+            held.ambiguous AS this_ambiguous
 ), dead AS (
   INSERT INTO dead_letter (org_id, delivery_id, incident_id, channel, target, reason,
                            attempts, failed_at)
-  SELECT org_id, id, incident_id, channel, target, last_error, attempts, belay_ts($9)
+  SELECT org_id, id, incident_id, channel, target, last_error, attempts,
+         belay_ts(settled_at)
   FROM upd WHERE status = 'DEAD'
-  RETURNING id
+  RETURNING delivery_id, id
 ), failover AS (
   INSERT INTO delivery (org_id, incident_id, loop, step, channel, target, idempotency_key,
                         status, next_attempt_at, failover_from, created_at)
-  SELECT org_id, incident_id, loop, step, $10, target,
-         incident_id || ':' || loop || ':' || step || ':' || $10 || ':' || target,
-         'PENDING', belay_ts($9), id, belay_ts($9)
-  FROM upd WHERE status = 'DEAD' AND $10 <> ''
+  SELECT org_id, incident_id, loop, step, failover_channel, target,
+         incident_id || ':' || loop || ':' || step || ':' || failover_channel || ':' ||
+             target,
+         'PENDING', belay_ts(settled_at), id, belay_ts(settled_at)
+  FROM upd WHERE status = 'DEAD' AND failover_channel <> ''
   ON CONFLICT (idempotency_key) DO NOTHING
-  RETURNING id
+  RETURNING failover_from, id
 ), note AS (
   INSERT INTO timeline (org_id, incident_id, at, kind, detail)
-  SELECT org_id, incident_id, belay_ts($9),
+  SELECT org_id, incident_id, belay_ts(settled_at),
          CASE status WHEN 'SENT' THEN 'delivery_sent' WHEN 'DEAD' THEN 'dead_lettered'
                      WHEN 'CANCELLED' THEN 'delivery_cancelled' ELSE 'delivery_failed' END,
          jsonb_build_object('deliveryId', id, 'channel', channel, 'target', target,
                             'attempt', attempts, 'error', nullif(last_error, ''),
-                            'ambiguous', $8::boolean,
-                            'failoverTo', CASE WHEN status = 'DEAD' THEN nullif($10, '') END)
-  FROM upd
+                            'ambiguous', this_ambiguous,
+                            'failoverTo', CASE WHEN status = 'DEAD'
+                                               THEN nullif(failover_channel, '') END)
+  FROM upd ORDER BY id
 )
-SELECT status, belay_us(next_attempt_at), (SELECT id FROM dead), (SELECT id FROM failover)
-FROM upd)sql";
+SELECT upd.org_id, upd.id, upd.status, belay_us(upd.next_attempt_at), dead.id, failover.id
+FROM upd LEFT JOIN dead ON dead.delivery_id = upd.id
+         LEFT JOIN failover ON failover.failover_from = upd.id)sql";
 
 const std::string replay_sql = R"sql(
 WITH dl AS (
@@ -213,24 +230,73 @@ micros retry_delay(const channel_config& ch, int failed_attempts) {
   return static_cast<micros>(std::llround(std::min(delay, ch.retry_cap_seconds) * 1e6));
 }
 
-recorded_outcome record_outcome(connection& c, const claimed_delivery& cd,
-                                const channel_config& ch, const std::string& node,
-                                const attempt_result& res, micros now) {
+outcome_event outcome_of(const claimed_delivery& cd, const channel_config& ch,
+                         const std::string& node, const attempt_result& res, micros now) {
   auto& d = cd.delivery;
-  std::string status = res.sent                                         ? "SENT"
-                       : res.permanent || d.attempts >= ch.max_attempts ? "DEAD"
-                                                                        : "PENDING";
-  micros next = now + retry_delay(ch, d.attempts);
-  auto r = c.query(outcome_sql, d.org_id, d.id, node, d.attempts, status, next,
-                   res.sent ? std::string{} : res.error, res.ambiguous, now,
-                   status == "DEAD" ? ch.failover_to : std::string{});
-  recorded_outcome out;
-  if (r.rows() == 0)
-    return out; // the claim lapsed and was taken over: its new holder records instead
-  out.status = r.str(0, 0);
-  out.next_attempt_at = r.opt_int64(0, 1);
-  out.dead_letter_id = r.opt_int64(0, 2);
-  out.failover_delivery_id = r.opt_int64(0, 3);
+  outcome_event e;
+  e.org_id = d.org_id;
+  e.delivery_id = d.id;
+  e.node = node;
+  e.attempts = d.attempts;
+  e.status = res.sent                                         ? "SENT"
+             : res.permanent || d.attempts >= ch.max_attempts ? "DEAD"
+                                                              : "PENDING";
+  e.next_attempt_at = now + retry_delay(ch, d.attempts);
+  e.error = res.sent ? std::string{} : res.error;
+  e.ambiguous = res.ambiguous;
+  e.at = now;
+  e.failover_to = e.status == "DEAD" ? ch.failover_to : std::string{};
+  return e;
+}
+
+std::vector<recorded_outcome> record_outcomes(connection& c,
+                                              const std::vector<outcome_event>& events) {
+  rapidjson::StringBuffer buf;
+  rapidjson::Writer<rapidjson::StringBuffer> w{buf};
+  auto string = [&w](const std::string& s) {
+    w.String(s.c_str(), static_cast<rapidjson::SizeType>(s.size()));
+  };
+  w.StartArray();
+  for (auto& e : events) {
+    w.StartObject();
+    w.Key("org_id");
+    w.Int64(e.org_id);
+    w.Key("id");
+    w.Int64(e.delivery_id);
+    w.Key("node");
+    string(e.node);
+    w.Key("attempts");
+    w.Int(e.attempts);
+    w.Key("status");
+    string(e.status);
+    w.Key("next_at");
+    w.Int64(e.next_attempt_at);
+    w.Key("error");
+    string(e.error);
+    w.Key("ambiguous");
+    w.Bool(e.ambiguous);
+    w.Key("at");
+    w.Int64(e.at);
+    w.Key("failover_to");
+    string(e.failover_to);
+    w.EndObject();
+  }
+  w.EndArray();
+  auto r = c.query(outcome_sql, std::string{buf.GetString(), buf.GetSize()});
+  std::map<std::pair<int64_t, int64_t>, int> row_of;
+  for (int row = 0; row < r.rows(); ++row)
+    row_of.emplace(std::pair{r.int64(row, 0), r.int64(row, 1)}, row);
+  std::vector<recorded_outcome> out(events.size());
+  for (size_t i = 0; i < events.size(); ++i) {
+    auto found = row_of.find({events[i].org_id, events[i].delivery_id});
+    if (found == row_of.end())
+      continue; // the claim lapsed and was taken over: its new holder records instead
+    auto row = found->second;
+    out[i].status = r.str(row, 2);
+    out[i].next_attempt_at = r.opt_int64(row, 3);
+    out[i].dead_letter_id = r.opt_int64(row, 4);
+    out[i].failover_delivery_id = r.opt_int64(row, 5);
+  }
   return out;
 }
 

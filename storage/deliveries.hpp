@@ -50,13 +50,30 @@ struct recorded_outcome {
   std::optional<int64_t> failover_delivery_id;
 };
 
-// Records one attempt's outcome, only if this node still holds the claim. A failed
-// attempt is retried after min(base * 2^(attempts-1), cap) until max_attempts, then
-// becomes DEAD with a dead_letter row, and a failover delivery when the channel
-// names one. Timeline entries are written in the same statement.
-recorded_outcome record_outcome(connection& c, const claimed_delivery& d,
-                                const channel_config& ch, const std::string& node,
-                                const attempt_result& r, micros now);
+// One attempt's outcome, as outcome_of() decides it and record_outcomes() writes it.
+struct outcome_event {
+  int64_t org_id = 0;
+  int64_t delivery_id = 0;
+  std::string node;   // the claim's holder
+  int attempts = 0;   // the attempt this settles
+  std::string status; // SENT, DEAD, or PENDING: retried at next_attempt_at
+  micros next_attempt_at = 0;
+  std::string error;
+  bool ambiguous = false;
+  micros at = 0;
+  std::string failover_to; // the channel of a failover delivery, when DEAD
+};
+
+// A failed attempt is retried after min(base * 2^(attempts-1), cap) until max_attempts,
+// then becomes DEAD, with a failover delivery when the channel names one.
+outcome_event outcome_of(const claimed_delivery& d, const channel_config& ch,
+                         const std::string& node, const attempt_result& r, micros now);
+
+// Records outcomes, each only if its node still holds the claim (else its result has an
+// empty status), in one statement: the DEAD ones with a dead_letter row and their
+// failover delivery, and every one with its timeline entry.
+std::vector<recorded_outcome> record_outcomes(connection& c,
+                                              const std::vector<outcome_event>& events);
 
 // Returns the claims whose lease lapsed (their node died mid-send) to the pool, due
 // at once: the page is sent again, at least once (G6). Returns (org, channel) of each.
@@ -91,6 +108,7 @@ replay_result replay_dead_letter(connection& c, int64_t org_id, int64_t dead_let
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<belay::channel_config>)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<belay::storage::claimed_delivery>)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::storage::recorded_outcome)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::storage::outcome_event)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::storage::replay_result)
 namespace belay::storage {
 using released_claims = std::vector<std::pair<int64_t, std::string>>;

@@ -4,9 +4,6 @@
 #include "storage/db.hpp"
 #include "storage/incident_rows.hpp"
 
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
-
 namespace belay::storage {
 
 held_incident read_held(const result& r, int row) {
@@ -86,34 +83,6 @@ const std::string latest_by_key_sql =
     " FROM incident WHERE org_id = $1 AND dedup_key = $2 "
     "ORDER BY (status <> 'RESOLVED') DESC, id DESC LIMIT 1";
 
-const std::string fire_sql = R"sql(
-WITH cas AS (
-  UPDATE incident SET current_step = $6, loop = $7, next_fire_at = belay_ts($8),
-         exhausted_at = belay_ts($9), version = version + 1
-  WHERE org_id = $1 AND id = $2 AND status = 'OPEN' AND current_step = $3 AND loop = $4
-        AND version = $5
-  RETURNING )sql" BELAY_INCIDENT_COLUMNS R"sql(
-), pages AS (
-  INSERT INTO delivery (org_id, incident_id, loop, step, channel, target, idempotency_key,
-                        status, next_attempt_at, created_at)
-  SELECT cas.org_id, cas.id, $4, $3, t.channel, t."to",
-         cas.id || ':' || $4 || ':' || $3 || ':' || t.channel || ':' || t."to",
-         CASE WHEN cas.shadow THEN 'SHADOWED' ELSE 'PENDING' END,
-         belay_ts($10), belay_ts($10)
-  FROM cas, jsonb_to_recordset($11::jsonb) AS t(channel text, "to" text)
-  ON CONFLICT (idempotency_key) DO NOTHING
-  RETURNING id
-), note AS (
-  INSERT INTO timeline (org_id, incident_id, at, kind, detail)
-  SELECT cas.org_id, cas.id, belay_ts($10), 'step_fired',
-         jsonb_build_object('step', $3::int, 'loop', $4::int,
-                            'deliveries', (SELECT count(*) FROM pages),
-                            'scheduledAt', to_char(belay_ts($12) AT TIME ZONE 'UTC',
-                                                   'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
-  FROM cas
-)
-SELECT * FROM cas)sql";
-
 const std::string exhaust_sql = R"sql(
 WITH cas AS (
   UPDATE incident SET status = 'EXHAUSTED', next_fire_at = NULL, version = version + 1
@@ -136,22 +105,6 @@ const std::string list_sql =
     "AND ($3::bigint = 0 OR id < $3::bigint) "
     "ORDER BY id DESC LIMIT $4";
 
-std::string targets_json(const step& s) {
-  rapidjson::StringBuffer buf;
-  rapidjson::Writer<rapidjson::StringBuffer> w{buf};
-  w.StartArray();
-  for (auto& t : s.targets) {
-    w.StartObject();
-    w.Key("channel");
-    w.String(t.channel.c_str(), static_cast<rapidjson::SizeType>(t.channel.size()));
-    w.Key("to");
-    w.String(t.to.c_str(), static_cast<rapidjson::SizeType>(t.to.size()));
-    w.EndObject();
-  }
-  w.EndArray();
-  return buf.GetString();
-}
-
 } // namespace
 
 transition_reply apply_transition(connection& c, const transition_command& cmd,
@@ -170,18 +123,6 @@ transition_reply apply_transition(connection& c, const transition_command& cmd,
   bool unchanged = cmd.kind == transition::ack ? status == status_acknowledged
                                                : status == status_resolved;
   return {unchanged ? reply_code::unchanged : reply_code::conflict, current->incident};
-}
-
-std::optional<incident_record> fire_step(connection& c, const incident_record& expected,
-                                         const step& fired, const ladder_position& next,
-                                         micros now) {
-  auto r = c.query(fire_sql, expected.org_id, expected.id, expected.current_step,
-                   expected.loop, expected.version, next.step, next.loop, next.fire_at,
-                   next.exhausted_at, now, targets_json(fired),
-                   expected.next_fire_at.value_or(now));
-  if (auto h = first(r))
-    return h->incident;
-  return std::nullopt;
 }
 
 std::optional<incident_record> exhaust(connection& c, const incident_record& expected,

@@ -53,11 +53,26 @@ transition_reply apply_transition(connection& c, const transition_command& cmd,
 
 // Fires the step the incident stands on, if it still stands there (status OPEN,
 // same step, loop and version): advances the ladder to `next` and inserts one
-// delivery per target, all in one statement. Returns the new row, or nullopt when
-// the compare-and-set failed (acknowledged, resolved or moved on meanwhile).
-std::optional<incident_record> fire_step(connection& c, const incident_record& expected,
-                                         const step& fired, const ladder_position& next,
-                                         micros now);
+// delivery per target. fire_of() describes one such step; fire_steps() fires many in
+// one statement, each with its own compare-and-set, and returns each new row, or
+// nullopt where the compare-and-set failed (acknowledged, resolved or moved on).
+struct fire_event {
+  int64_t org_id = 0;
+  int64_t id = 0;
+  int step = 0; // expected: the step about to fire, of this loop, at this version
+  int loop = 0;
+  int64_t version = 0;
+  ladder_position next;
+  belay::step fired;
+  micros at = 0;
+  micros scheduled_at = 0; // when the step was due (for the timeline)
+};
+
+fire_event fire_of(const incident_record& expected, const step& fired,
+                   const ladder_position& next, micros now);
+
+std::vector<std::optional<incident_record>>
+fire_steps(connection& c, const std::vector<fire_event>& fires);
 
 // OPEN -> EXHAUSTED once the grace period after the last step has run out.
 std::optional<incident_record> exhaust(connection& c, const incident_record& expected,
@@ -84,6 +99,7 @@ std::vector<timeline_entry> load_timeline(connection& c, int64_t org_id, int64_t
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::storage::upsert_result)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::storage::trigger_event)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::storage::fire_event)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::optional<belay::storage::held_incident>)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<belay::storage::held_incident>)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::optional<belay::incident_record>)

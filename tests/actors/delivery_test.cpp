@@ -309,3 +309,53 @@ TEST_CASE_METHOD(delivery_fixture,
   after.run(); // no lease had to lapse
   CHECK(requests_for(key).size() == 1);
 }
+
+TEST_CASE_METHOD(delivery_fixture,
+                 "outcomes recorded in one statement settle each claim on its own") {
+  provision();
+  {
+    test::test_node node{db};
+    for (int i = 0; i < 4; ++i)
+      node.trigger({org, "batch-" + std::to_string(i), "batch", "critical", "default",
+                    "{}", "{}", true}); // shadow: the rows exist, nothing is sent
+  }
+  db.sql().exec("UPDATE delivery SET status = 'PENDING', next_attempt_at = created_at");
+  auto now = test::simulated_epoch + 3'600'000'000;
+  storage::claim_request req{org, "hook", "node-a", now, now + 300'000'000, 10};
+  auto claimed = storage::claim_due(db.sql(), req);
+  REQUIRE(claimed.size() == 4);
+  // Another node took over the fourth claim after its lease lapsed.
+  db.sql().query("UPDATE delivery SET claimed_by = 'node-b' WHERE id = $1",
+                 claimed[3].delivery.id);
+  channel_config ch;
+  ch.org_id = org;
+  ch.name = "hook";
+  ch.max_attempts = 4;
+  ch.retry_base_seconds = 10;
+  ch.failover_to = "backup";
+  std::vector<storage::outcome_event> events{
+      storage::outcome_of(claimed[0], ch, "node-a", {true, false, false, ""}, now),
+      storage::outcome_of(claimed[1], ch, "node-a", {false, false, true, "timeout"}, now),
+      storage::outcome_of(claimed[2], ch, "node-a", {false, true, false, "HTTP 400"},
+                          now),
+      storage::outcome_of(claimed[3], ch, "node-a", {true, false, false, ""}, now)};
+  auto out = storage::record_outcomes(db.sql(), events);
+  REQUIRE(out.size() == 4);
+  CHECK(out[0].status == "SENT");
+  CHECK(out[1].status == "PENDING");
+  CHECK(out[1].next_attempt_at == now + 10'000'000);
+  CHECK(out[2].status == "DEAD");
+  CHECK(out[2].dead_letter_id.has_value());
+  REQUIRE(out[2].failover_delivery_id.has_value());
+  CHECK(out[3].status.empty()); // not ours any more: untouched
+  CHECK(count("SELECT count(*) FROM delivery WHERE id = $1 AND status = 'CLAIMED' "
+              "AND claimed_by = 'node-b'",
+              claimed[3].delivery.id) == 1);
+  CHECK(count("SELECT count(*) FROM delivery WHERE failover_from = $1 AND channel = "
+              "'backup' AND status = 'PENDING'",
+              claimed[2].delivery.id) == 1);
+  CHECK(count("SELECT count(*) FROM timeline WHERE kind IN ('delivery_sent', "
+              "'delivery_failed', 'dead_lettered') AND org_id = $1",
+              org) == 3);
+  CHECK(count("SELECT count(*) FROM delivery WHERE ambiguous AND org_id = $1", org) == 1);
+}

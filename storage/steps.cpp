@@ -1,0 +1,134 @@
+// Ladder steps, fired in batches: one statement for every step a storage worker
+// collected, each row still its own compare-and-set.
+#include "storage/incident_rows.hpp"
+
+#include <map>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+#include <utility>
+
+namespace belay::storage {
+
+namespace {
+
+// $1: one JSON object per step (see fire_json). The f_ prefix keeps the input's
+// columns apart from the incident's in the UPDATE … FROM.
+const std::string fire_sql = R"sql(
+WITH f AS (
+  SELECT * FROM json_to_recordset($1::json) AS f(f_org bigint, f_id bigint, f_step int,
+      f_loop int, f_version bigint, f_next_step int, f_next_loop int, f_next_fire_at bigint,
+      f_exhausted_at bigint, f_at bigint, f_scheduled_at bigint, f_targets json)
+), cas AS (
+  UPDATE incident SET current_step = f_next_step, loop = f_next_loop,
+         next_fire_at = belay_ts(f_next_fire_at), exhausted_at = belay_ts(f_exhausted_at),
+         version = version + 1
+  FROM f
+  WHERE org_id = f_org AND id = f_id AND status = 'OPEN' AND current_step = f_step
+        AND loop = f_loop AND version = f_version
+  RETURNING )sql" BELAY_INCIDENT_COLUMNS_BUT_LADDER R"sql(, NULL::text,
+            f_step, f_loop, f_at, f_scheduled_at, f_targets
+), pages AS (
+  INSERT INTO delivery (org_id, incident_id, loop, step, channel, target, idempotency_key,
+                        status, next_attempt_at, created_at)
+  SELECT cas.org_id, cas.id, f_loop, f_step, t.channel, t."to",
+         cas.id || ':' || f_loop || ':' || f_step || ':' || t.channel || ':' || t."to",
+         CASE WHEN cas.shadow THEN 'SHADOWED' ELSE 'PENDING' END,
+         belay_ts(f_at), belay_ts(f_at)
+  FROM cas, json_to_recordset(f_targets) AS t(channel text, "to" text)
+  ON CONFLICT (idempotency_key) DO NOTHING
+  RETURNING org_id, incident_id
+), note AS (
+  INSERT INTO timeline (org_id, incident_id, at, kind, detail)
+  SELECT cas.org_id, cas.id, belay_ts(f_at), 'step_fired',
+         jsonb_build_object('step', f_step, 'loop', f_loop,
+                            'deliveries', (SELECT count(*) FROM pages p
+                                           WHERE p.org_id = cas.org_id
+                                             AND p.incident_id = cas.id),
+                            'scheduledAt', to_char(belay_ts(f_scheduled_at) AT TIME ZONE 'UTC',
+                                                   'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
+  FROM cas ORDER BY cas.id
+)
+SELECT * FROM cas)sql";
+
+void write_string(rapidjson::Writer<rapidjson::StringBuffer>& w, const std::string& s) {
+  w.String(s.c_str(), static_cast<rapidjson::SizeType>(s.size()));
+}
+
+void fire_json(rapidjson::Writer<rapidjson::StringBuffer>& w, const fire_event& f) {
+  w.StartObject();
+  w.Key("f_org");
+  w.Int64(f.org_id);
+  w.Key("f_id");
+  w.Int64(f.id);
+  w.Key("f_step");
+  w.Int(f.step);
+  w.Key("f_loop");
+  w.Int(f.loop);
+  w.Key("f_version");
+  w.Int64(f.version);
+  w.Key("f_next_step");
+  w.Int(f.next.step);
+  w.Key("f_next_loop");
+  w.Int(f.next.loop);
+  w.Key("f_next_fire_at");
+  w.Int64(f.next.fire_at);
+  w.Key("f_exhausted_at");
+  if (f.next.exhausted_at)
+    w.Int64(*f.next.exhausted_at);
+  else
+    w.Null();
+  w.Key("f_at");
+  w.Int64(f.at);
+  w.Key("f_scheduled_at");
+  w.Int64(f.scheduled_at);
+  w.Key("f_targets");
+  w.StartArray();
+  for (auto& t : f.fired.targets) {
+    w.StartObject();
+    w.Key("channel");
+    write_string(w, t.channel);
+    w.Key("to");
+    write_string(w, t.to);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+}
+
+} // namespace
+
+fire_event fire_of(const incident_record& expected, const step& fired,
+                   const ladder_position& next, micros now) {
+  return {expected.org_id,
+          expected.id,
+          expected.current_step,
+          expected.loop,
+          expected.version,
+          next,
+          fired,
+          now,
+          expected.next_fire_at.value_or(now)};
+}
+
+std::vector<std::optional<incident_record>>
+fire_steps(connection& c, const std::vector<fire_event>& fires) {
+  rapidjson::StringBuffer buf;
+  rapidjson::Writer<rapidjson::StringBuffer> w{buf};
+  w.StartArray();
+  for (auto& f : fires)
+    fire_json(w, f);
+  w.EndArray();
+  auto r = c.query(fire_sql, std::string{buf.GetString(), buf.GetSize()});
+  std::map<std::pair<int64_t, int64_t>, int> row_of;
+  for (int row = 0; row < r.rows(); ++row)
+    row_of.emplace(std::pair{r.int64(row, 0), r.int64(row, 1)}, row);
+  std::vector<std::optional<incident_record>> out(fires.size());
+  for (size_t i = 0; i < fires.size(); ++i) {
+    auto found = row_of.find({fires[i].org_id, fires[i].id});
+    if (found != row_of.end())
+      out[i] = read_held(r, found->second).incident;
+  }
+  return out;
+}
+
+} // namespace belay::storage
