@@ -30,6 +30,14 @@ struct easy_deleter {
 };
 using easy_ptr = std::unique_ptr<CURL, easy_deleter>;
 
+// One handle per sender thread, reset between transfers. libcurl keeps its connection
+// cache in the handle: pages to the same host reuse a connection (and a TLS session)
+// instead of paying a handshake each.
+CURL* thread_handle() {
+  thread_local easy_ptr handle{curl_easy_init()};
+  return handle.get();
+}
+
 struct slist_deleter {
   void operator()(curl_slist* list) const { curl_slist_free_all(list); }
 };
@@ -102,13 +110,12 @@ transfer run(const std::string& url, const char* protocols, std::string_view pay
              const std::string& password, Configure&& configure) {
   global_init_once();
   transfer t;
-  easy_ptr handle{curl_easy_init()};
-  if (!handle) {
+  CURL* h = thread_handle();
+  if (!h) {
     t.code = CURLE_FAILED_INIT;
     t.curl_error = "could not create a libcurl handle";
     return t;
   }
-  CURL* h = handle.get();
   char error_buffer[CURL_ERROR_SIZE] = {};
   upload_source source{payload};
   curl_easy_setopt(h, CURLOPT_URL, url.c_str());
@@ -142,6 +149,8 @@ transfer run(const std::string& url, const char* protocols, std::string_view pay
   t.fully_written = source.offset == payload.size() &&
                     uploaded >= static_cast<curl_off_t>(payload.size());
   t.curl_error = error_buffer[0] != '\0' ? error_buffer : curl_easy_strerror(t.code);
+  // Forget this transfer's options (they point into this frame); keep the connections.
+  curl_easy_reset(h);
   return t;
 }
 
