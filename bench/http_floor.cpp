@@ -1,7 +1,9 @@
 // The HTTP floor of scripts/bench: cpp-httplib with belay's server settings (TCP_NODELAY,
-// a thread pool of the same size, the same body limit) and a handler that does nothing.
+// a thread pool of the same size, the same body limit, keep-alive for 1,000 requests, the
+// listen backlog raised as http/server.cpp does) and a handler that does nothing.
 // Whatever belay reaches above this is spent in belay itself.
 #include <httplib.h>
+#include <sys/socket.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -11,7 +13,7 @@
 int main(int argc, char** argv) {
   int port = 18402;
   int threads = 16;
-  long keep_alive_max = 0; // 0: cpp-httplib's default, as belay runs it
+  long keep_alive_max = 1000; // as belay runs it (http/server.cpp)
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string flag = argv[i];
     if (flag == "--port")
@@ -29,8 +31,12 @@ int main(int argc, char** argv) {
   http.set_tcp_nodelay(true);
   http.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
   http.set_payload_max_length(512 * 1024);
-  if (keep_alive_max > 0)
-    http.set_keep_alive_max_count(static_cast<size_t>(keep_alive_max));
+  http.set_keep_alive_max_count(static_cast<size_t>(keep_alive_max));
+  int listening_fd = -1;
+  http.set_socket_options([&listening_fd](int fd) {
+    httplib::default_socket_options(fd);
+    listening_fd = fd;
+  });
   http.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
     res.set_content(R"({"status":"ok"})", "application/json");
   });
@@ -38,9 +44,11 @@ int main(int argc, char** argv) {
     res.status = 201;
     res.set_content(R"({"ok":true})", "application/json");
   });
-  if (!http.listen("127.0.0.1", port)) {
+  if (!http.bind_to_port("127.0.0.1", port)) {
     std::fprintf(stderr, "http_floor: cannot listen on 127.0.0.1:%d\n", port);
     return 1;
   }
-  return 0;
+  if (listening_fd >= 0)
+    ::listen(listening_fd, SOMAXCONN);
+  return http.listen_after_bind() ? 0 : 1;
 }

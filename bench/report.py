@@ -69,10 +69,7 @@ def present(scenario):
 
 
 http, _, _ = median("floors", "http_eps", "floor")
-http_ka, _, _ = median("floors", "http_ka_eps", "floor")
 db, _, _ = median("floors", "db_tps", "floor")
-db_belay, _, _ = median("floors", "db_belay_extended_tps", "floor")
-db_belay_prep, _, _ = median("floors", "db_belay_prepared_tps", "floor")
 am_in, _, _ = median("peer_ingest", "eps", "peer")
 am_pages, am_pages_note, _ = median("peer_notify", "pages_per_s", "peer")
 am_kib, _, _ = median("peer_notify", "kib_per_alert", "peer")
@@ -90,11 +87,6 @@ if present("ingest_new"):
         data={"belay": v, "peer": am_in})
     row("ingest-new", "events/s vs DB floor (context)", fmt(v),
         f"pgbench one-row upserts, 8 clients {fmt(db)}", ratio(v, db), data={"belay": v, "dbFloor": db})
-    row("ingest-new", "events/s vs belay's own statement (context)", fmt(v),
-        f"pgbench, belay's upsert as belay sends it (unprepared), "
-        f"{meta.get('db_connections')} clients {fmt(db_belay)}; prepared {fmt(db_belay_prep)}",
-        ratio(v, db_belay), data={"belay": v, "belayStatement": db_belay,
-                                  "belayStatementPrepared": db_belay_prep})
     p50, _, _ = median("ingest_new", "p50")
     p99, _, _ = median("ingest_new", "p99")
     f50, _, _ = median("floors", "http_p50", "floor")
@@ -210,15 +202,6 @@ if present("recovery"):
         data={"belay": t, "adopted": adopted, "open": open_n, "runs": n})
     row("recovery", "incidents adopted (logged)", fmt(adopted), goal=f"all {fmt(open_n)}",
         ok=None if adopted is None else adopted == open_n, data={"adopted": adopted})
-
-if http_ka is not None:
-    row("floors", "HTTP floor with unlimited keep-alive (context)", "—",
-        f"{fmt(http_ka)} req/s vs {fmt(http)} with cpp-httplib's default (5 requests a connection)",
-        ratio(http, http_ka), data={"floorKeepAlive": http_ka, "floor": http})
-if am_kib_ingest is not None or am_in is not None:
-    am_rss, _, _ = median("peer_notify", "rss_mib", "peer")
-    row("peer", "Alertmanager RSS after the notify runs", "—", fmt(am_rss, "MiB"),
-        data={"rssMib": am_rss})
 
 header = ("| scenario | metric | belay | floor / peer | ratio | goal | met? |\n"
           "|---|---|---|---|---|---|---|\n")

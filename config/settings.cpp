@@ -18,10 +18,12 @@ const std::vector<setting_info>& setting_table() {
       {"port", "BELAY_PORT", "8080", "HTTP port"},
       {"database-url", "DATABASE_URL", "", "PostgreSQL connection string (required)",
        true},
-      {"http-threads", "BELAY_HTTP_THREADS", "16",
-       "HTTP worker threads (one per keep-alive client)"},
+      {"http-threads", "BELAY_HTTP_THREADS", "64",
+       "HTTP worker threads, one per open client connection; the requests they hold "
+       "at once are what one commit can share"},
       {"db-connections", "BELAY_DB_CONNECTIONS", "4",
-       "database connections for storage workers"},
+       "database connections of the storage workers: half for incidents, half for "
+       "deliveries"},
       {"log-level", "BELAY_LOG_LEVEL", "info", "trace, debug, info, warn or error"},
       {"provision", "BELAY_PROVISION", "",
        "provisioning JSON applied at start (orgs, keys, channels)"},

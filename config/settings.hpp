@@ -14,7 +14,7 @@ struct settings {
   std::string listen = "127.0.0.1";
   int port = 8080;
   std::string database_url;
-  int http_threads = 16;
+  int http_threads = 64;
   int db_connections = 4;
   std::string log_level = "info";
   std::string provision;
