@@ -68,20 +68,24 @@ void write_policy(json_writer& w, const belay::policy& p) {
     w.Key("delaySeconds");
     w.Double(s.delay_seconds);
     w.Key("targets");
-    w.StartArray();
-    for (const auto& t : s.targets) {
-      w.StartObject();
-      w.Key("channel");
-      write_string(w, t.channel);
-      w.Key("to");
-      write_string(w, t.to);
-      w.EndObject();
-    }
-    w.EndArray();
+    write_targets(w, s.targets);
     w.EndObject();
   }
   w.EndArray();
   w.EndObject();
+}
+
+void write_targets(json_writer& w, const std::vector<target>& targets) {
+  w.StartArray();
+  for (const auto& t : targets) {
+    w.StartObject();
+    w.Key("channel");
+    write_string(w, t.channel);
+    w.Key("to");
+    write_string(w, t.to);
+    w.EndObject();
+  }
+  w.EndArray();
 }
 
 std::string render_policy(const belay::policy& p) {

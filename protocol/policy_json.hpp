@@ -17,6 +17,8 @@ namespace belay::protocol {
 // {"name","repeat","repeatDelaySeconds"|null,"graceSeconds",
 //  "steps":[{"delaySeconds","targets":[{"channel","to"}]}]}
 void write_policy(json_writer& w, const belay::policy& p);
+// A step's targets: [{"channel": …, "to": …}, …].
+void write_targets(json_writer& w, const std::vector<target>& targets);
 std::string render_policy(const belay::policy& p);
 
 // name* (1..255), repeat (whole number ≥ 0, default 0), repeatDelaySeconds (≥ 0,

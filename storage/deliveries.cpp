@@ -1,12 +1,11 @@
 #include "storage/deliveries.hpp"
 
+#include "protocol/json_writer.hpp"
 #include "storage/db.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
 
 namespace belay::storage {
 
@@ -252,10 +251,8 @@ outcome_event outcome_of(const claimed_delivery& cd, const channel_config& ch,
 std::vector<recorded_outcome> record_outcomes(connection& c,
                                               const std::vector<outcome_event>& events) {
   rapidjson::StringBuffer buf;
-  rapidjson::Writer<rapidjson::StringBuffer> w{buf};
-  auto string = [&w](const std::string& s) {
-    w.String(s.c_str(), static_cast<rapidjson::SizeType>(s.size()));
-  };
+  protocol::json_writer w{buf};
+  auto string = [&w](const std::string& s) { protocol::write_string(w, s); };
   w.StartArray();
   for (auto& e : events) {
     w.StartObject();

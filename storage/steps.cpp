@@ -1,10 +1,11 @@
 // Ladder steps, fired in batches: one statement for every step a storage worker
 // collected, each row still its own compare-and-set.
+
+#include "protocol/json_writer.hpp"
+#include "protocol/policy_json.hpp"
 #include "storage/incident_rows.hpp"
 
 #include <map>
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
 #include <utility>
 
 namespace belay::storage {
@@ -50,11 +51,7 @@ WITH f AS (
 )
 SELECT * FROM cas)sql";
 
-void write_string(rapidjson::Writer<rapidjson::StringBuffer>& w, const std::string& s) {
-  w.String(s.c_str(), static_cast<rapidjson::SizeType>(s.size()));
-}
-
-void fire_json(rapidjson::Writer<rapidjson::StringBuffer>& w, const fire_event& f) {
+void fire_json(protocol::json_writer& w, const fire_event& f) {
   w.StartObject();
   w.Key("f_org");
   w.Int64(f.org_id);
@@ -82,16 +79,7 @@ void fire_json(rapidjson::Writer<rapidjson::StringBuffer>& w, const fire_event& 
   w.Key("f_scheduled_at");
   w.Int64(f.scheduled_at);
   w.Key("f_targets");
-  w.StartArray();
-  for (auto& t : f.fired.targets) {
-    w.StartObject();
-    w.Key("channel");
-    write_string(w, t.channel);
-    w.Key("to");
-    write_string(w, t.to);
-    w.EndObject();
-  }
-  w.EndArray();
+  protocol::write_targets(w, f.fired.targets);
   w.EndObject();
 }
 
@@ -113,7 +101,7 @@ fire_event fire_of(const incident_record& expected, const step& fired,
 std::vector<std::optional<incident_record>>
 fire_steps(connection& c, const std::vector<fire_event>& fires) {
   rapidjson::StringBuffer buf;
-  rapidjson::Writer<rapidjson::StringBuffer> w{buf};
+  protocol::json_writer w{buf};
   w.StartArray();
   for (auto& f : fires)
     fire_json(w, f);

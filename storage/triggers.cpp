@@ -1,11 +1,11 @@
 // Trigger events, written in batches: one statement for every event a storage worker
 // collected, instead of one statement each. The events of one key become one row, so
 // ON CONFLICT never meets the same row twice in a statement.
+
+#include "protocol/json_writer.hpp"
 #include "storage/incident_rows.hpp"
 
 #include <map>
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
 #include <set>
 #include <utility>
 
@@ -59,31 +59,27 @@ struct key_group {
 
 using group_key = std::pair<int64_t, std::string>; // org, dedup key
 
-void write_string(rapidjson::Writer<rapidjson::StringBuffer>& w, const std::string& s) {
-  w.String(s.c_str(), static_cast<rapidjson::SizeType>(s.size()));
-}
-
-void write_raw(rapidjson::Writer<rapidjson::StringBuffer>& w, const std::string& json) {
+void write_raw(protocol::json_writer& w, const std::string& json) {
   w.RawValue(json.c_str(), json.size(), rapidjson::kObjectType);
 }
 
 // One key's row of $1. The first event names the incident as it would be created;
 // `evidence` keeps the last payloads, as the incident would after each event in turn.
-void group_json(rapidjson::Writer<rapidjson::StringBuffer>& w,
-                const std::vector<trigger_event>& events, const key_group& g) {
+void group_json(protocol::json_writer& w, const std::vector<trigger_event>& events,
+                const key_group& g) {
   auto& first = events[g.events.front()];
   auto& cmd = first.cmd;
   w.StartObject();
   w.Key("org_id");
   w.Int64(cmd.org_id);
   w.Key("dedup_key");
-  write_string(w, cmd.dedup_key);
+  protocol::write_string(w, cmd.dedup_key);
   w.Key("title");
-  write_string(w, cmd.title);
+  protocol::write_string(w, cmd.title);
   w.Key("severity");
-  write_string(w, cmd.severity);
+  protocol::write_string(w, cmd.severity);
   w.Key("policy");
-  write_string(w, cmd.policy);
+  protocol::write_string(w, cmd.policy);
   w.Key("shadow");
   w.Bool(cmd.shadow);
   w.Key("ats");
@@ -100,7 +96,7 @@ void group_json(rapidjson::Writer<rapidjson::StringBuffer>& w,
   w.Key("details");
   write_raw(w, cmd.details_json);
   w.Key("owner");
-  write_string(w, first.owner.node);
+  protocol::write_string(w, first.owner.node);
   w.Key("lease_until");
   w.Int64(first.owner.lease_until);
   w.EndObject();
@@ -142,7 +138,7 @@ void upsert_groups(connection& c, const std::vector<trigger_event>& events,
                    const std::vector<key_group>& groups,
                    std::vector<upsert_result>& out) {
   rapidjson::StringBuffer buf;
-  rapidjson::Writer<rapidjson::StringBuffer> w{buf};
+  protocol::json_writer w{buf};
   w.StartArray();
   for (auto& g : groups)
     group_json(w, events, g);
