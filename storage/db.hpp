@@ -2,6 +2,7 @@
 // transactions and a small blocking pool for the HTTP threads.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <memory>
@@ -97,8 +98,13 @@ private:
   // Statements with parameters are prepared once per session and reused: parsing
   // and planning them on every call cost ~30% of an ingest (measured in bench/).
   const char* prepared_name(const std::string& sql);
+  struct prepared_statement {
+    std::string name;
+    std::chrono::steady_clock::time_point planned_at;
+  };
+  static constexpr std::chrono::seconds replan_after{1};
   pg_conn* conn_;
-  std::unordered_map<std::string, std::string> prepared_;
+  std::unordered_map<std::string, prepared_statement> prepared_;
 };
 
 // Runs `work` inside BEGIN/COMMIT, rolling back if it throws.
