@@ -65,13 +65,12 @@ connection::~connection() {
   PQfinish(conn_);
 }
 
-result connection::exec(const std::string& sql, const std::vector<param>& params,
-                        plans p) {
+result connection::exec(const std::string& sql, const std::vector<param>& params) {
   std::vector<const char*> values;
   values.reserve(params.size());
   for (auto& p : params)
     values.push_back(p ? p->c_str() : nullptr);
-  auto* name = values.empty() || p == plans::every_time ? nullptr : prepared_name(sql);
+  auto* name = values.empty() ? nullptr : prepared_name(sql);
   auto* res = name ? PQexecPrepared(conn_, name, static_cast<int>(values.size()),
                                     values.data(), nullptr, nullptr, 0)
                    : PQexecParams(conn_, sql.c_str(), static_cast<int>(values.size()),
@@ -109,16 +108,44 @@ bool connection::in_transaction() const {
   return s == PQTRANS_INTRANS || s == PQTRANS_INERROR;
 }
 
-const char* connection::prepared_name(const std::string& sql) {
-  if (auto it = prepared_.find(sql); it != prepared_.end())
-    return it->second.c_str();
-  auto name = "belay_" + std::to_string(prepared_.size());
-  auto* res = PQprepare(conn_, name.c_str(), sql.c_str(), 0, nullptr);
+namespace {
+
+bool prepare(pg_conn* conn, const std::string& name, const std::string& sql) {
+  auto* res = PQprepare(conn, name.c_str(), sql.c_str(), 0, nullptr);
   bool ok = PQresultStatus(res) == PGRES_COMMAND_OK;
   PQclear(res);
-  if (!ok)
-    return nullptr; // run it unprepared: PQexecParams reports the error properly
-  return prepared_.emplace(sql, std::move(name)).first->second.c_str();
+  return ok;
+}
+
+} // namespace
+
+const char* connection::prepared_name(const std::string& sql) {
+  auto now = std::chrono::steady_clock::now();
+  auto it = prepared_.find(sql);
+  if (it == prepared_.end()) {
+    auto name = "belay_" + std::to_string(prepared_.size());
+    if (!prepare(conn_, name, sql))
+      return nullptr; // run it unprepared: PQexecParams reports the error properly
+    it = prepared_.emplace(sql, prepared_statement{std::move(name), now}).first;
+  }
+  auto& p = it->second;
+  // Plan again every second. After five runs PostgreSQL settles on a generic plan,
+  // costed with the table sizes of that moment: prepared on a fresh database, the
+  // delivery claims kept a plan for an empty table while 10,000 pages queued up, and a
+  // storm's last page left 21 s after its last alert (bench/README.md). Planning anew
+  // costs a round trip and five custom plans a second.
+  if (now - p.planned_at > replan_after &&
+      PQtransactionStatus(conn_) != PQTRANS_INERROR) {
+    auto* res = PQexec(conn_, ("DEALLOCATE " + p.name).c_str());
+    bool dropped = PQresultStatus(res) == PGRES_COMMAND_OK;
+    PQclear(res);
+    if (dropped && !prepare(conn_, p.name, sql)) {
+      prepared_.erase(it);
+      return nullptr;
+    }
+    p.planned_at = now;
+  }
+  return p.name.c_str();
 }
 
 bool connection::reset() {

@@ -2,6 +2,7 @@
 // transactions and a small blocking pool for the HTTP threads.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <memory>
@@ -81,17 +82,9 @@ public:
   connection(const connection&) = delete;
   connection& operator=(const connection&) = delete;
 
-  // Statements with parameters are prepared once per session (plans::cached), unless
-  // their best plan depends on how many rows the tables hold right now.
-  enum class plans { cached, every_time };
-  result exec(const std::string& sql, const std::vector<param>& params = {},
-              plans p = plans::cached);
+  result exec(const std::string& sql, const std::vector<param>& params = {});
   template <class... Ts> result query(const std::string& sql, const Ts&... args) {
     return exec(sql, std::vector<param>{arg(args)...});
-  }
-  template <class... Ts>
-  result query_planned_each_time(const std::string& sql, const Ts&... args) {
-    return exec(sql, std::vector<param>{arg(args)...}, plans::every_time);
   }
   // Runs several ;-separated statements without parameters (migrations).
   void run_script(const std::string& sql);
@@ -105,8 +98,13 @@ private:
   // Statements with parameters are prepared once per session and reused: parsing
   // and planning them on every call cost ~30% of an ingest (measured in bench/).
   const char* prepared_name(const std::string& sql);
+  struct prepared_statement {
+    std::string name;
+    std::chrono::steady_clock::time_point planned_at;
+  };
+  static constexpr std::chrono::seconds replan_after{1};
   pg_conn* conn_;
-  std::unordered_map<std::string, std::string> prepared_;
+  std::unordered_map<std::string, prepared_statement> prepared_;
 };
 
 // Runs `work` inside BEGIN/COMMIT, rolling back if it throws.

@@ -172,12 +172,8 @@ std::vector<channel_config> load_channels(connection& c) {
 }
 
 std::vector<claimed_delivery> claim_due(connection& c, const claim_request& req) {
-  // Planned for the outbox as it is now: a plan cached while it was empty (a fresh node)
-  // kept scanning it whole once 10,000 pages were queued, and a storm's last page left
-  // 21 s after its last alert (bench/README.md). A claim takes up to a batch of rows, so
-  // planning it each time costs little.
-  auto r = c.query_planned_each_time(claim_sql, req.org_id, req.channel, req.now,
-                                     req.node, req.lease_until, req.limit);
+  auto r = c.query(claim_sql, req.org_id, req.channel, req.now, req.node, req.lease_until,
+                   req.limit);
   std::vector<claimed_delivery> out;
   out.reserve(r.rows());
   for (int i = 0; i < r.rows(); ++i) {
