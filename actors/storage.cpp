@@ -21,8 +21,16 @@ struct queued_job {
   caf::response_promise promise;
 };
 
+// Moves the first `n` elements of `from` (at most all) to the back of `to`.
+template <class T> void move_front(std::vector<T>& from, std::vector<T>& to, size_t n) {
+  n = std::min(n, from.size());
+  to.insert(to.end(), std::make_move_iterator(from.begin()),
+            std::make_move_iterator(from.begin() + n));
+  from.erase(from.begin(), from.begin() + n);
+}
+
 // Requests of one kind that a batch writes with one statement: `write` takes them all
-// and answers each (storage::upsert_triggers, storage::record_outcomes).
+// and answers each (storage::upsert_triggers, fire_steps, record_outcomes).
 template <class Item, class Result> struct statement_queue {
   using write_fn = std::vector<Result> (*)(storage::connection&,
                                            const std::vector<Item>&);
@@ -32,7 +40,6 @@ template <class Item, class Result> struct statement_queue {
 
   size_t size() const { return items.size(); }
   void take_from(statement_queue& from, size_t n) {
-    n = std::min(n, from.size());
     move_front(from.items, items, n);
     move_front(from.promises, promises, n);
   }
@@ -43,13 +50,6 @@ template <class Item, class Result> struct statement_queue {
   void answer() {
     for (size_t i = 0; i < promises.size(); ++i)
       promises[i].deliver(std::move(results[i]));
-  }
-
-  template <class T>
-  static void move_front(std::vector<T>& from, std::vector<T>& to, size_t n) {
-    to.insert(to.end(), std::make_move_iterator(from.begin()),
-              std::make_move_iterator(from.begin() + n));
-    from.erase(from.begin(), from.begin() + n);
   }
 };
 
@@ -207,8 +207,7 @@ caf::behavior storage_worker(worker_ptr self, std::string url) {
           b.triggers.take_from(all.triggers, max_batch);
           b.fires.take_from(all.fires, max_batch);
           b.outcomes.take_from(all.outcomes, max_batch);
-          auto n = std::min(all.jobs.size(), max_batch);
-          trigger_queue::move_front(all.jobs, b.jobs, n);
+          move_front(all.jobs, b.jobs, max_batch);
           run_batch(self, url, b);
         }
       },

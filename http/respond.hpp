@@ -69,6 +69,9 @@ std::optional<Reply> ask(api& a, const caf::actor& whom, httplib::Response& res,
   auto handle = self->request(whom, caf::infinite, std::forward<Ts>(xs)...);
   // The deadline is this thread's own wait for the answer. A timeout given to request()
   // would be scheduled on CAF's clock thread instead, and wake it twice per request.
+  // response_handle::receive takes no `after`, so this is what it does, plus the
+  // deadline (varargs_receive is public in CAF 0.17; tests/http/respond_test.cpp pins
+  // the behaviour).
   caf::blocking_actor::accept_one_cond once;
   self->varargs_receive(
       once, handle.id(), [&](Reply& r) { out = std::move(r); },
