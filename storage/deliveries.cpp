@@ -252,7 +252,6 @@ std::vector<recorded_outcome> record_outcomes(connection& c,
                                               const std::vector<outcome_event>& events) {
   rapidjson::StringBuffer buf;
   protocol::json_writer w{buf};
-  auto string = [&w](const std::string& s) { protocol::write_string(w, s); };
   w.StartArray();
   for (auto& e : events) {
     w.StartObject();
@@ -261,21 +260,21 @@ std::vector<recorded_outcome> record_outcomes(connection& c,
     w.Key("id");
     w.Int64(e.delivery_id);
     w.Key("node");
-    string(e.node);
+    protocol::write_string(w, e.node);
     w.Key("attempts");
     w.Int(e.attempts);
     w.Key("status");
-    string(e.status);
+    protocol::write_string(w, e.status);
     w.Key("next_at");
     w.Int64(e.next_attempt_at);
     w.Key("error");
-    string(e.error);
+    protocol::write_string(w, e.error);
     w.Key("ambiguous");
     w.Bool(e.ambiguous);
     w.Key("at");
     w.Int64(e.at);
     w.Key("failover_to");
-    string(e.failover_to);
+    protocol::write_string(w, e.failover_to);
     w.EndObject();
   }
   w.EndArray();

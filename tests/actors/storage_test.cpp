@@ -18,6 +18,25 @@ struct outcome {
   int failed = 0;
 };
 
+// Queues `commands` on one storage worker in one go (so that they share a batch) and
+// counts the answers.
+std::shared_ptr<outcome> trigger_all(test::simulated_system& s, const caf::actor& storage,
+                                     std::vector<trigger_command> commands) {
+  auto result = std::make_shared<outcome>();
+  s.sys.spawn(
+      [result, commands](caf::event_based_actor* self, caf::actor storage) {
+        for (auto& cmd : commands) {
+          storage::trigger_event event{cmd, 1'000'000, {"node", 2'000'000}};
+          self->request(storage, caf::infinite, atom::trigger_v, uint64_t{0}, event)
+              .then([result](storage::upsert_result&) { ++result->ok; },
+                    [result](caf::error&) { ++result->failed; });
+        }
+      },
+      storage);
+  s.run();
+  return result;
+}
+
 } // namespace
 
 TEST_CASE("a failing job in a batch fails alone; the rest commit") {
@@ -54,21 +73,11 @@ TEST_CASE("triggers queued together are written together; a bad one fails alone"
   auto org = db.org_id("acme");
   test::simulated_system s;
   auto storage = spawn_storage(s.sys, db.url(), 1, false);
-  auto result = std::make_shared<outcome>();
-  s.sys.spawn(
-      [result, org](caf::event_based_actor* self, caf::actor storage) {
-        for (int n = 0; n < 10; ++n) {
-          // The database refuses the severity of the fifth (its CHECK constraint).
-          trigger_command cmd{org, "k" + std::to_string(n % 3), "t",
-                              n == 4 ? "bogus" : "critical", "default"};
-          storage::trigger_event event{cmd, 1'000'000, {"node", 2'000'000}};
-          self->request(storage, caf::infinite, atom::trigger_v, uint64_t{0}, event)
-              .then([result](storage::upsert_result&) { ++result->ok; },
-                    [result](caf::error&) { ++result->failed; });
-        }
-      },
-      storage);
-  s.run();
+  std::vector<trigger_command> commands;
+  for (int n = 0; n < 10; ++n) // the database refuses the fifth's severity (CHECK)
+    commands.push_back({org, "k" + std::to_string(n % 3), "t",
+                        n == 4 ? "bogus" : "critical", "default"});
+  auto result = trigger_all(s, storage, commands);
   CHECK(result->ok == 9);
   CHECK(result->failed == 1);
   CHECK(db.sql().exec("SELECT sum(event_count) FROM incident").int64(0, 0) == 9);
@@ -82,17 +91,10 @@ TEST_CASE("a batch of triggers is one statement") {
   auto org = db.org_id("acme");
   test::simulated_system s;
   auto storage = spawn_storage(s.sys, db.url(), 1, false);
-  s.sys.spawn(
-      [org](caf::event_based_actor* self, caf::actor storage) {
-        for (int n = 0; n < 50; ++n) {
-          trigger_command cmd{org, "k" + std::to_string(n), "t", "critical", "default"};
-          storage::trigger_event event{cmd, 1'000'000, {"node", 2'000'000}};
-          self->request(storage, caf::infinite, atom::trigger_v, uint64_t{0}, event)
-              .then([](storage::upsert_result&) {});
-        }
-      },
-      storage);
-  s.run();
+  std::vector<trigger_command> commands;
+  for (int n = 0; n < 50; ++n)
+    commands.push_back({org, "k" + std::to_string(n), "t", "critical", "default"});
+  CHECK(trigger_all(s, storage, commands)->ok == 50);
   CHECK(db.sql().exec("SELECT count(*) FROM incident").int64(0, 0) == 50);
   // All fifty rows were written by one transaction: one statement, one commit.
   auto r = db.sql().exec("SELECT count(DISTINCT xmin::text) FROM incident");
