@@ -17,9 +17,10 @@ int64_t count(test::test_database& db, const std::string& sql) {
 TEST_CASE("migrations apply once and re-running them changes nothing") {
   test::test_database db{false};
   auto first = storage::migrate(db.sql());
-  REQUIRE(first == std::vector<std::string>{"0001_init", "0002_batched_ingest"});
+  REQUIRE(first == std::vector<std::string>{"0001_init", "0002_batched_ingest",
+                                            "0003_inline_functions"});
   CHECK(storage::migrate(db.sql()).empty());
-  CHECK(count(db, "SELECT count(*) FROM schema_migrations") == 2);
+  CHECK(count(db, "SELECT count(*) FROM schema_migrations") == 3);
   CHECK(
       count(db, "SELECT count(*) FROM information_schema.tables WHERE table_schema = '" +
                     db.schema() +
@@ -36,6 +37,22 @@ TEST_CASE("the partial unique index exists with org_id leading") {
         std::string::npos);
 }
 
+// A helper PostgreSQL does not inline runs a small executor per call, in every row of the
+// hot statements (migration 0003).
+TEST_CASE("the SQL helper functions are inlined into the statements that call them") {
+  test::test_database db;
+  auto plan = db.sql().query("EXPLAIN VERBOSE SELECT belay_us(belay_ts($1::bigint)), "
+                             "belay_keep_last($2::jsonb, 5)",
+                             "1000000000000001", "[1, 2, 3, 4, 5, 6]");
+  for (int row = 0; row < plan.rows(); ++row)
+    CHECK(plan.str(row, 0).find("belay_") == std::string::npos);
+  auto r = db.sql().query("SELECT belay_us(belay_ts($1::bigint))::text, "
+                          "belay_keep_last($2::jsonb, 5)::text",
+                          "1796000000123457", "[1, [2], {\"a\": 3}, 4, 5, 6]");
+  CHECK(r.str(0, 0) == "1796000000123457");
+  CHECK(r.str(0, 1) == R"([[2], {"a": 3}, 4, 5, 6])");
+}
+
 TEST_CASE("two belay serve processes starting at once migrate once") {
   test::test_database db{false};
   auto a = test::belay_process{{"serve", "--port", std::to_string(test::free_port()),
@@ -44,7 +61,7 @@ TEST_CASE("two belay serve processes starting at once migrate once") {
                                 "--database-url", db.url(), "--node-id", "b"}};
   REQUIRE(a.wait_ready());
   REQUIRE(b.wait_ready());
-  CHECK(count(db, "SELECT count(*) FROM schema_migrations") == 2);
+  CHECK(count(db, "SELECT count(*) FROM schema_migrations") == 3);
   auto applied = [](const std::string& log) {
     return log.find("applied migration 0001_init") != std::string::npos;
   };
