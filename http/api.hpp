@@ -2,6 +2,7 @@
 // actor (or reads storage) and renders with protocol/.
 #pragma once
 
+#include "http/callers.hpp"
 #include "protocol/views.hpp"
 
 #include <atomic>
@@ -32,6 +33,7 @@ struct api {
   size_t storage_workers = 0;
   std::atomic<bool> stopping{false}; // long-lived streams end when set
   std::chrono::milliseconds actor_timeout{10'000};
+  caller_pool callers{}; // for ask(); declared after sys, so destroyed before it
 };
 
 void add_health_routes(httplib::Server& http, api& a);

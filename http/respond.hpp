@@ -5,7 +5,6 @@
 #include "http/api.hpp"
 #include "protocol/error.hpp"
 
-#include <caf/scoped_actor.hpp>
 #include <httplib.h>
 #include <optional>
 #include <spdlog/spdlog.h>
@@ -65,18 +64,25 @@ std::optional<Reply> ask(api& a, const caf::actor& whom, httplib::Response& res,
     spdlog::warn("request failed: {}", why);
     reply_error(res, 503, "unavailable", "belay could not complete the request; retry");
   };
-  caf::scoped_actor self{a.sys};
-  auto handle = self->request(whom, caf::infinite, std::forward<Ts>(xs)...);
+  auto self = a.callers.take(a.sys);
+  auto handle = (*self)->request(whom, caf::infinite, std::forward<Ts>(xs)...);
   // The deadline is this thread's own wait for the answer. A timeout given to request()
   // would be scheduled on CAF's clock thread instead, and wake it twice per request.
   // response_handle::receive takes no `after`, so this is what it does, plus the
   // deadline (varargs_receive is public in CAF 0.17; tests/http/respond_test.cpp pins
   // the behaviour).
   caf::blocking_actor::accept_one_cond once;
-  self->varargs_receive(
+  bool answered = true;
+  (*self)->varargs_receive(
       once, handle.id(), [&](Reply& r) { out = std::move(r); },
       [&](caf::error& e) { unavailable(to_string(e)); },
-      caf::after(a.actor_timeout) >> [&] { unavailable("no answer in time"); });
+      caf::after(a.actor_timeout) >>
+          [&] {
+            answered = false;
+            unavailable("no answer in time");
+          });
+  if (answered)
+    a.callers.give_back(std::move(self));
   return out;
 }
 

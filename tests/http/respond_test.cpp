@@ -26,10 +26,12 @@ struct ask_fixture {
   ask_fixture() { a.actor_timeout = 200ms; }
 };
 
-// Answers (atom::get, n) with n + 1; never answers (atom::get) at all.
+// Answers (atom::get, n) with n + 1 and (atom::inspect) with the asker's actor id; never
+// answers (atom::get) at all.
 caf::behavior answers_some(caf::event_based_actor* self) {
   return {
       [](atom::get, int n) { return n + 1; },
+      [self](atom::inspect) { return self->current_sender()->id(); },
       [self](atom::get) { return self->make_response_promise<int>(); },
   };
 }
@@ -63,4 +65,15 @@ TEST_CASE_METHOD(ask_fixture, "an actor that is gone costs 503 at once") {
   CHECK_FALSE(ask<int>(a, actor, res, atom::get_v, 1).has_value());
   CHECK(res.status == 503);
   CHECK(std::chrono::steady_clock::now() - start < 150ms);
+}
+
+TEST_CASE_METHOD(ask_fixture, "the waiting actor is reused, except after a timeout") {
+  auto actor = sys.spawn(answers_some);
+  auto asker = [&] { return ask<caf::actor_id>(a, actor, res, atom::inspect_v).value(); };
+  auto first = asker();
+  CHECK(asker() == first);
+  // The one that gave up may still get its late answer: it is not asked with again.
+  CHECK_FALSE(ask<int>(a, actor, res, atom::get_v).has_value());
+  CHECK(asker() != first);
+  caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
 }

@@ -1,0 +1,28 @@
+// Blocking actors for HTTP threads to wait on actors with, kept for reuse: making and
+// destroying a caf::scoped_actor costs ~45 us of CPU (measured with CAF 0.17.6 here),
+// about as much as the rest of a request's round trip through CAF.
+#pragma once
+
+#include <caf/scoped_actor.hpp>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+namespace belay {
+
+class caller_pool {
+public:
+  using caller = std::unique_ptr<caf::scoped_actor>;
+
+  // An idle caller, or a new one. Destroy the pool before the actor system.
+  caller take(caf::actor_system& sys);
+  // Only a caller whose mailbox is empty may come back: one that gave up waiting may
+  // still get its late answer, so it is dropped instead.
+  void give_back(caller c);
+
+private:
+  std::mutex mutex_;
+  std::vector<caller> idle_;
+};
+
+} // namespace belay
