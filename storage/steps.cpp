@@ -38,16 +38,17 @@ WITH f AS (
   FROM cas, json_to_recordset(f_targets) AS t(channel text, "to" text)
   ON CONFLICT (idempotency_key) DO NOTHING
   RETURNING org_id, incident_id
+), paged AS ( -- a join: a subquery per step would rescan every page of the batch
+  SELECT org_id, incident_id, count(*) AS n FROM pages GROUP BY org_id, incident_id
 ), note AS (
   INSERT INTO timeline (org_id, incident_id, at, kind, detail)
   SELECT cas.org_id, cas.id, belay_ts(f_at), 'step_fired',
          jsonb_build_object('step', f_step, 'loop', f_loop,
-                            'deliveries', (SELECT count(*) FROM pages p
-                                           WHERE p.org_id = cas.org_id
-                                             AND p.incident_id = cas.id),
+                            'deliveries', coalesce(paged.n, 0),
                             'scheduledAt', to_char(belay_ts(f_scheduled_at) AT TIME ZONE 'UTC',
                                                    'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
-  FROM cas ORDER BY cas.id
+  FROM cas LEFT JOIN paged ON paged.org_id = cas.org_id AND paged.incident_id = cas.id
+  ORDER BY cas.id
 )
 SELECT * FROM cas)sql";
 
