@@ -79,9 +79,9 @@ void fire(self_ptr self) {
   auto at = now(self);
   std::optional<step> fired;
   ladder_position next;
-  if (expected.current_step < static_cast<int>(st.ladder.steps.size())) {
-    fired = st.ladder.steps[expected.current_step];
-    next = advance(st.ladder, expected.current_step, expected.loop,
+  if (expected.current_step < static_cast<int>(st.ladder->steps.size())) {
+    fired = st.ladder->steps[expected.current_step];
+    next = advance(*st.ladder, expected.current_step, expected.loop,
                    expected.next_fire_at.value_or(at));
   }
   // Steps are batched with other incidents' steps into one statement; the grace
@@ -127,7 +127,7 @@ void fire(self_ptr self) {
 } // namespace
 
 caf::behavior incident(caf::stateful_actor<incident_state>* self, incident_record rec,
-                       policy ladder, deps d) {
+                       ladder_ptr ladder, deps d) {
   self->state.record = std::move(rec);
   self->state.ladder = std::move(ladder);
   self->state.d = std::move(d);

@@ -20,13 +20,13 @@ namespace belay {
 struct incident_state {
   static inline const char* name = "incident";
   incident_record record;
-  policy ladder;
+  ladder_ptr ladder; // never null
   uint64_t generation = 0;
   micros up_since = 0;
   deps d;
 };
 
 caf::behavior incident(caf::stateful_actor<incident_state>* self, incident_record rec,
-                       policy ladder, deps d);
+                       ladder_ptr ladder, deps d);
 
 } // namespace belay

@@ -25,11 +25,15 @@ storage::ownership owner(self_ptr self) {
   return {d.node_id, now(self) + static_cast<micros>(d.lease_seconds * 1e6)};
 }
 
+void respawn(self_ptr self, int64_t org, int64_t id);
+
 void hold(self_ptr self, storage::held_incident h) {
   auto& st = self->state;
   auto& rec = h.incident;
   if (rec.status == status_resolved || st.by_id.count(rec.id))
     return;
+  if (!h.ladder) // read without its ladder: load it whole
+    return respawn(self, rec.org_id, rec.id);
   auto actor = self->spawn(incident, rec, std::move(h.ladder), st.d);
   self->monitor(actor);
   st.by_id[rec.id] = {actor, rec.org_id};

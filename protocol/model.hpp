@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,6 +36,10 @@ struct policy {
   double grace_seconds = 300;
   std::vector<step> steps;
 };
+
+// An incident's ladder: the policy as it was when the incident opened. Immutable, so
+// the incidents opened with one definition share one copy.
+using ladder_ptr = std::shared_ptr<const policy>;
 
 struct channel_config {
   int64_t org_id = 0;

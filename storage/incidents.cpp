@@ -4,7 +4,38 @@
 #include "storage/db.hpp"
 #include "storage/incident_rows.hpp"
 
+#include <mutex>
+#include <unordered_map>
+
 namespace belay::storage {
+
+namespace {
+
+// One parsed policy per distinct ladder text among the open incidents: storage workers
+// share it, and it goes when its last incident does.
+ladder_ptr shared_ladder(std::string_view text, int64_t incident_id) {
+  static std::mutex mutex;
+  static std::unordered_map<std::string, std::weak_ptr<const policy>> parsed;
+  std::lock_guard lock{mutex};
+  auto& slot = parsed[std::string{text}];
+  if (auto ladder = slot.lock())
+    return ladder;
+  auto ladder = protocol::parse_policy(text);
+  if (auto* err = std::get_if<protocol::error>(&ladder)) {
+    parsed.erase(std::string{text});
+    throw db_error("incident " + std::to_string(incident_id) +
+                       " has an unreadable ladder: " + err->field + " " + err->message,
+                   "");
+  }
+  auto shared = std::make_shared<const policy>(std::move(std::get<policy>(ladder)));
+  slot = shared;
+  if (parsed.size() > 64) // forget definitions no incident holds any more
+    for (auto it = parsed.begin(); it != parsed.end();)
+      it = it->second.expired() ? parsed.erase(it) : std::next(it);
+  return shared;
+}
+
+} // namespace
 
 held_incident read_held(const result& r, int row) {
   held_incident h;
@@ -30,12 +61,7 @@ held_incident read_held(const result& r, int row) {
   i.shadow = r.boolean(row, 18);
   if (r.null(row, 19))
     return h;
-  auto ladder = protocol::parse_policy(r.text(row, 19));
-  if (auto* err = std::get_if<protocol::error>(&ladder))
-    throw db_error("incident " + std::to_string(i.id) +
-                       " has an unreadable ladder: " + err->field + " " + err->message,
-                   "");
-  h.ladder = std::move(std::get<policy>(ladder));
+  h.ladder = shared_ladder(r.text(row, 19), i.id);
   return h;
 }
 

@@ -17,7 +17,7 @@ class connection;
 
 struct held_incident {
   incident_record incident;
-  policy ladder; // the policy as it was when the incident opened
+  ladder_ptr ladder; // the policy as it was when it opened; null if not read
 };
 
 struct upsert_result {

@@ -18,7 +18,7 @@ TEST_CASE("steps fired together: each compare-and-set stands alone") {
   for (auto key : {"a", "b", "c"})
     events.push_back({{org, key, "t", "critical", "default"}, at, {"node", at + 1}});
   auto opened = storage::upsert_triggers(db.sql(), events);
-  auto& ladder = opened[0].held.ladder;
+  auto& ladder = *opened[0].held.ladder;
   std::vector<storage::fire_event> fires;
   for (auto& o : opened) {
     auto& rec = o.held.incident;

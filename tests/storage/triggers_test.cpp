@@ -54,7 +54,8 @@ TEST_CASE_METHOD(batch_fixture,
     CHECK(results[k].held.incident.event_count == k + 1);
   }
   CHECK(results[0].held.incident.id == results[2].held.incident.id);
-  CHECK_FALSE(results[0].held.ladder.steps.empty()); // the creator spawns the actor
+  REQUIRE(results[0].held.ladder); // the creator spawns the actor
+  CHECK_FALSE(results[0].held.ladder->steps.empty());
   CHECK(timeline("a") ==
         std::vector<std::string>{"created:1", "duplicate:2", "duplicate:3"});
   CHECK(count("SELECT event_count FROM incident WHERE dedup_key = 'a'") == 3);
@@ -108,6 +109,22 @@ TEST_CASE_METHOD(batch_fixture, "evidence keeps the last five payloads across ba
   storage::upsert_triggers(db.sql(), {event("e", "default", payload(11))});
   CHECK(db.sql().exec("SELECT evidence::text FROM incident").str(0, 0) ==
         R"([{"n": 7}, {"n": 8}, {"n": 9}, {"n": 10}, {"n": 11}])");
+}
+
+TEST_CASE_METHOD(batch_fixture, "incidents opened with one definition share its ladder") {
+  auto first = storage::upsert_triggers(db.sql(), {event("s1"), event("s2")});
+  auto later = storage::upsert_triggers(db.sql(), {event("s3")});
+  REQUIRE(first[0].held.ladder);
+  CHECK(first[1].held.ladder == first[0].held.ladder);
+  CHECK(later[0].held.ladder == first[0].held.ladder);
+  // A changed definition is parsed anew; the open incidents keep the one they opened
+  // with.
+  db.sql().exec("UPDATE policy SET definition = "
+                "jsonb_set(definition, '{graceSeconds}', '7') WHERE name = 'default'");
+  auto changed = storage::upsert_triggers(db.sql(), {event("s4")});
+  REQUIRE(changed[0].held.ladder);
+  CHECK(changed[0].held.ladder->grace_seconds == 7);
+  CHECK(first[0].held.ladder->grace_seconds != 7);
 }
 
 TEST_CASE_METHOD(batch_fixture, "a resolved incident's key opens a new incident") {
