@@ -14,7 +14,7 @@
 // that do not manage transactions themselves. The triggers of a batch are written by
 // one statement (storage::upsert_triggers), and so are its ladder steps
 // (storage::fire_steps) and its delivery outcomes (storage::record_outcomes): a statement
-// costs PostgreSQL ~450 us however few rows it writes, and ~70 us more per row (measured
+// costs PostgreSQL ~260 us however few rows it writes, and ~70 us more per row (measured
 // in bench/README.md). When a batch fails, it is rolled back and each job runs again on
 // its own, so one bad job cannot fail its neighbours. Jobs about one incident share a
 // shard, so batches on different workers do not wait on each other's row locks. Sharded

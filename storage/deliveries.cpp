@@ -1,11 +1,9 @@
 #include "storage/deliveries.hpp"
 
-#include "protocol/json_writer.hpp"
-#include "storage/db.hpp"
+#include "storage/batch.hpp"
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 
 namespace belay::storage {
 
@@ -248,40 +246,40 @@ outcome_event outcome_of(const claimed_delivery& cd, const channel_config& ch,
   return e;
 }
 
+namespace {
+
+// One outcome's row of $1.
+void outcome_json(protocol::json_writer& w, const outcome_event& e) {
+  w.StartObject();
+  w.Key("org_id");
+  w.Int64(e.org_id);
+  w.Key("id");
+  w.Int64(e.delivery_id);
+  w.Key("node");
+  protocol::write_string(w, e.node);
+  w.Key("attempts");
+  w.Int(e.attempts);
+  w.Key("status");
+  protocol::write_string(w, e.status);
+  w.Key("next_at");
+  w.Int64(e.next_attempt_at);
+  w.Key("error");
+  protocol::write_string(w, e.error);
+  w.Key("ambiguous");
+  w.Bool(e.ambiguous);
+  w.Key("at");
+  w.Int64(e.at);
+  w.Key("failover_to");
+  protocol::write_string(w, e.failover_to);
+  w.EndObject();
+}
+
+} // namespace
+
 std::vector<recorded_outcome> record_outcomes(connection& c,
                                               const std::vector<outcome_event>& events) {
-  rapidjson::StringBuffer buf;
-  protocol::json_writer w{buf};
-  w.StartArray();
-  for (auto& e : events) {
-    w.StartObject();
-    w.Key("org_id");
-    w.Int64(e.org_id);
-    w.Key("id");
-    w.Int64(e.delivery_id);
-    w.Key("node");
-    protocol::write_string(w, e.node);
-    w.Key("attempts");
-    w.Int(e.attempts);
-    w.Key("status");
-    protocol::write_string(w, e.status);
-    w.Key("next_at");
-    w.Int64(e.next_attempt_at);
-    w.Key("error");
-    protocol::write_string(w, e.error);
-    w.Key("ambiguous");
-    w.Bool(e.ambiguous);
-    w.Key("at");
-    w.Int64(e.at);
-    w.Key("failover_to");
-    protocol::write_string(w, e.failover_to);
-    w.EndObject();
-  }
-  w.EndArray();
-  auto r = c.query(outcome_sql, std::string{buf.GetString(), buf.GetSize()});
-  std::map<std::pair<int64_t, int64_t>, int> row_of;
-  for (int row = 0; row < r.rows(); ++row)
-    row_of.emplace(std::pair{r.int64(row, 0), r.int64(row, 1)}, row);
+  auto r = c.query(outcome_sql, json_rows(events, outcome_json));
+  auto row_of = rows_by_id(r);
   std::vector<recorded_outcome> out(events.size());
   for (size_t i = 0; i < events.size(); ++i) {
     auto found = row_of.find({events[i].org_id, events[i].delivery_id});

@@ -1,12 +1,9 @@
 // Ladder steps, fired in batches: one statement for every step a storage worker
 // collected, each row still its own compare-and-set.
 
-#include "protocol/json_writer.hpp"
 #include "protocol/policy_json.hpp"
+#include "storage/batch.hpp"
 #include "storage/incident_rows.hpp"
-
-#include <map>
-#include <utility>
 
 namespace belay::storage {
 
@@ -101,16 +98,8 @@ fire_event fire_of(const incident_record& expected, const step& fired,
 
 std::vector<std::optional<incident_record>>
 fire_steps(connection& c, const std::vector<fire_event>& fires) {
-  rapidjson::StringBuffer buf;
-  protocol::json_writer w{buf};
-  w.StartArray();
-  for (auto& f : fires)
-    fire_json(w, f);
-  w.EndArray();
-  auto r = c.query(fire_sql, std::string{buf.GetString(), buf.GetSize()});
-  std::map<std::pair<int64_t, int64_t>, int> row_of;
-  for (int row = 0; row < r.rows(); ++row)
-    row_of.emplace(std::pair{r.int64(row, 0), r.int64(row, 1)}, row);
+  auto r = c.query(fire_sql, json_rows(fires, fire_json));
+  auto row_of = rows_by_id(r);
   std::vector<std::optional<incident_record>> out(fires.size());
   for (size_t i = 0; i < fires.size(); ++i) {
     auto found = row_of.find({fires[i].org_id, fires[i].id});

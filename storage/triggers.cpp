@@ -2,7 +2,7 @@
 // collected, instead of one statement each. The events of one key become one row, so
 // ON CONFLICT never meets the same row twice in a statement.
 
-#include "protocol/json_writer.hpp"
+#include "storage/batch.hpp"
 #include "storage/incident_rows.hpp"
 
 #include <map>
@@ -137,13 +137,9 @@ std::vector<key_group> take_groups(const std::vector<trigger_event>& events,
 void upsert_groups(connection& c, const std::vector<trigger_event>& events,
                    const std::vector<key_group>& groups,
                    std::vector<upsert_result>& out) {
-  rapidjson::StringBuffer buf;
-  protocol::json_writer w{buf};
-  w.StartArray();
-  for (auto& g : groups)
-    group_json(w, events, g);
-  w.EndArray();
-  auto r = c.query(upsert_sql, std::string{buf.GetString(), buf.GetSize()});
+  auto r = c.query(upsert_sql, json_rows(groups, [&](auto& w, const key_group& g) {
+                     group_json(w, events, g);
+                   }));
   std::map<group_key, int> row_of;
   for (int row = 0; row < r.rows(); ++row)
     row_of.emplace(group_key{r.int64(row, 0), r.str(row, 2)}, row);

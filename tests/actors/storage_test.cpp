@@ -18,24 +18,37 @@ struct outcome {
   int failed = 0;
 };
 
-// Queues `commands` on one storage worker in one go (so that they share a batch) and
-// counts the answers.
-std::shared_ptr<outcome> trigger_all(test::simulated_system& s, const caf::actor& storage,
-                                     std::vector<trigger_command> commands) {
-  auto result = std::make_shared<outcome>();
-  s.sys.spawn(
-      [result, commands](caf::event_based_actor* self, caf::actor storage) {
-        for (auto& cmd : commands) {
-          storage::trigger_event event{cmd, 1'000'000, {"node", 2'000'000}};
-          self->request(storage, caf::infinite, atom::trigger_v, uint64_t{0}, event)
-              .then([result](storage::upsert_result&) { ++result->ok; },
-                    [result](caf::error&) { ++result->failed; });
-        }
-      },
-      storage);
-  s.run();
-  return result;
-}
+// One storage worker on a provisioned database, under the test scheduler.
+struct trigger_fixture {
+  test::test_database db;
+  int64_t org;
+  test::simulated_system s;
+  caf::actor storage;
+
+  trigger_fixture() {
+    db.provision(test::ladder_org());
+    org = db.org_id("acme");
+    storage = spawn_storage(s.sys, db.url(), 1, false);
+  }
+  ~trigger_fixture() { caf::anon_send_exit(storage, caf::exit_reason::user_shutdown); }
+
+  // Queues `commands` in one go (so that they share a batch) and counts the answers.
+  std::shared_ptr<outcome> trigger_all(std::vector<trigger_command> commands) {
+    auto result = std::make_shared<outcome>();
+    s.sys.spawn(
+        [result, commands](caf::event_based_actor* self, caf::actor storage) {
+          for (auto& cmd : commands) {
+            storage::trigger_event event{cmd, 1'000'000, {"node", 2'000'000}};
+            self->request(storage, caf::infinite, atom::trigger_v, uint64_t{0}, event)
+                .then([result](storage::upsert_result&) { ++result->ok; },
+                      [result](caf::error&) { ++result->failed; });
+          }
+        },
+        storage);
+    s.run();
+    return result;
+  }
+};
 
 } // namespace
 
@@ -67,37 +80,26 @@ TEST_CASE("a failing job in a batch fails alone; the rest commit") {
   caf::anon_send_exit(storage, caf::exit_reason::user_shutdown);
 }
 
-TEST_CASE("triggers queued together are written together; a bad one fails alone") {
-  test::test_database db;
-  db.provision(test::ladder_org());
-  auto org = db.org_id("acme");
-  test::simulated_system s;
-  auto storage = spawn_storage(s.sys, db.url(), 1, false);
+TEST_CASE_METHOD(trigger_fixture,
+                 "triggers queued together are written together; a bad one fails alone") {
   std::vector<trigger_command> commands;
   for (int n = 0; n < 10; ++n) // the database refuses the fifth's severity (CHECK)
     commands.push_back({org, "k" + std::to_string(n % 3), "t",
                         n == 4 ? "bogus" : "critical", "default"});
-  auto result = trigger_all(s, storage, commands);
+  auto result = trigger_all(commands);
   CHECK(result->ok == 9);
   CHECK(result->failed == 1);
   CHECK(db.sql().exec("SELECT sum(event_count) FROM incident").int64(0, 0) == 9);
   CHECK(db.sql().exec("SELECT count(*) FROM timeline").int64(0, 0) == 9);
-  caf::anon_send_exit(storage, caf::exit_reason::user_shutdown);
 }
 
-TEST_CASE("a batch of triggers is one statement") {
-  test::test_database db;
-  db.provision(test::ladder_org());
-  auto org = db.org_id("acme");
-  test::simulated_system s;
-  auto storage = spawn_storage(s.sys, db.url(), 1, false);
+TEST_CASE_METHOD(trigger_fixture, "a batch of triggers is one statement") {
   std::vector<trigger_command> commands;
   for (int n = 0; n < 50; ++n)
     commands.push_back({org, "k" + std::to_string(n), "t", "critical", "default"});
-  CHECK(trigger_all(s, storage, commands)->ok == 50);
+  CHECK(trigger_all(commands)->ok == 50);
   CHECK(db.sql().exec("SELECT count(*) FROM incident").int64(0, 0) == 50);
   // All fifty rows were written by one transaction: one statement, one commit.
   auto r = db.sql().exec("SELECT count(DISTINCT xmin::text) FROM incident");
   CHECK(r.int64(0, 0) == 1);
-  caf::anon_send_exit(storage, caf::exit_reason::user_shutdown);
 }
