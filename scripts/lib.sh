@@ -54,6 +54,15 @@ build_preset() {
   cmake --build --preset "$preset" -j "$(nproc)"
 }
 
+# Settings for a durable belay database (scripts/run, scripts/bench). Linux writes a file's
+# dirty pages back once the file has been dirty for 30 s, all at once, and every commit's
+# fdatasync waits behind that burst. PostgreSQL writes each page it extends a table with into
+# the page cache at once, and that page stays dirty there while it sits in shared_buffers, so
+# the kernel holds about shared_buffers of dirty data: 256 MB stalled every request for ~130 ms
+# every 30 s (p99 47 ms at 5,000 events/s over 70 s); 64 MB, with backend_flush_after asking the
+# kernel to write an evicted page back at once, gave p99 12 ms and no stall. bench/README.md.
+PG_DURABLE_SETTINGS="shared_buffers=64MB backend_flush_after=256kB"
+
 # pg_start DIR PORT [extra postgres -c settings...]: initialise (once) and start a
 # cluster owned by the postgres user, listening on a unix socket in DIR only.
 pg_start() {
