@@ -98,6 +98,66 @@ void transit_in_storage(self_ptr self, caf::typed_response_promise<transition_re
           [rp](caf::error& err) mutable { rp.deliver(err); });
 }
 
+// Another node took over incidents while this node's lease had lapsed: their actors here
+// stop (until then, the step compare-and-set kept the two nodes from paging twice).
+void let_go(self_ptr self) {
+  std::vector<int64_t> held;
+  for (auto& [id, h] : self->state.by_id)
+    held.push_back(id);
+  auto job = make_db_job([node = self->state.d.node_id, held](storage::connection& c) {
+    return storage::owned_elsewhere(c, node, held);
+  });
+  self->request(self->state.d.storage, caf::infinite, atom::run_v, job)
+      .then(
+          [self](std::vector<int64_t>& moved) {
+            auto& st = self->state;
+            for (auto id : moved) {
+              auto it = st.by_id.find(id);
+              if (it == st.by_id.end())
+                continue;
+              auto actor = it->second.actor;
+              st.id_of.erase(actor->address());
+              st.by_id.erase(it);
+              self->demonitor(actor);
+              self->send_exit(actor, caf::exit_reason::user_shutdown);
+            }
+            spdlog::warn("registry: this node's lease had lapsed; other nodes took over "
+                         "{} of its incidents, whose actors here stop",
+                         moved.size());
+          },
+          [](caf::error& err) {
+            spdlog::error("registry: cannot find which incidents moved: {}",
+                          to_string(err));
+          });
+}
+
+// Every third of the lease: renew it, and take over the incidents of nodes whose leases
+// lapsed (DESIGN.md section 9), so a node that dies still has its ladders run (G5).
+void renew(self_ptr self) {
+  auto job = make_db_job([own = owner(self), at = now(self)](storage::connection& c) {
+    return storage::renew_lease(c, own, at);
+  });
+  auto next = std::chrono::duration_cast<caf::timespan>(
+      std::chrono::duration<double>(self->state.d.lease_seconds / 3));
+  self->request(self->state.d.storage, caf::infinite, atom::run_v, job)
+      .then(
+          [self, next](storage::lease_renewal& r) {
+            if (r.lost)
+              let_go(self);
+            if (!r.taken.empty())
+              spdlog::warn("registry: took over {} incidents from nodes whose leases "
+                           "lapsed",
+                           r.taken.size());
+            for (auto& h : r.taken)
+              hold(self, std::move(h));
+            self->delayed_send(self, next, atom::renew_v);
+          },
+          [self](caf::error& err) {
+            spdlog::error("registry: cannot renew this node's lease: {}", to_string(err));
+            self->delayed_send(self, self->state.d.db_retry, atom::renew_v);
+          });
+}
+
 } // namespace
 
 caf::behavior registry(caf::stateful_actor<registry_state>* self, deps d) {
@@ -193,11 +253,14 @@ caf::behavior registry(caf::stateful_actor<registry_state>* self, deps d) {
                   for (auto& h : all)
                     hold(self, std::move(h));
                   spdlog::info("registry: adopted {} non-resolved incidents", all.size());
+                  if (!std::exchange(self->state.renewing, true))
+                    self->send(self, atom::renew_v);
                   rp.deliver(all.size());
                 },
                 [rp](caf::error& err) mutable { rp.deliver(err); });
         return rp;
       },
+      [self](atom::renew) { renew(self); },
       [self](atom::views, int64_t org) {
         std::vector<caf::actor> of_org;
         for (auto& [id, held] : self->state.by_id)

@@ -1,6 +1,8 @@
 // The registry: one per node. It arbitrates incident creation through the database
 // unique index (G1), spawns and supervises one incident actor per non-resolved
-// incident, routes acks and resolves to them, and re-adopts incidents on start (G5).
+// incident, routes acks and resolves to them, re-adopts incidents on start (G5), and
+// from then on renews this node's lease and takes over those of nodes whose leases
+// lapsed (DESIGN.md section 9).
 //
 //   (atom::trigger, trigger_command) -> trigger_reply        after the write committed
 //   (atom::transit, transition_command) -> transition_reply  after the write committed
@@ -32,6 +34,7 @@ struct registry_state {
   std::map<caf::actor_addr, int64_t> id_of; // for down messages
   registry_stats stats;
   bool stopping = false;
+  bool renewing = false; // the lease renewal runs from the first adoption on
   deps d;
 };
 

@@ -33,7 +33,8 @@ const std::vector<setting_info>& setting_table() {
       {"claim-lease-seconds", "BELAY_CLAIM_LEASE_SECONDS", "300",
        "how long a claimed delivery stays claimed before another worker may retry it"},
       {"lease-seconds", "BELAY_LEASE_SECONDS", "30",
-       "incident ownership lease of this node"},
+       "this node's lease on its incidents, renewed every third of it; once it lapses, "
+       "another node takes them over"},
       {"poll-seconds", "BELAY_POLL_SECONDS", "5",
        "how often lapsed delivery claims are released and every channel polled"},
       {"senders", "BELAY_SENDERS", "8", "threads making blocking delivery calls"},

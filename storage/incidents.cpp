@@ -120,10 +120,32 @@ WITH cas AS (
 )
 SELECT * FROM cas)sql";
 
+// This node's incidents, unowned ones, and those whose own lease lapsed while their owner
+// holds no node lease (renew_lease has just taken those of nodes whose leases lapsed).
 const std::string adopt_sql =
     "UPDATE incident SET owner = $1, lease_expires_at = belay_ts($3) "
-    "WHERE status <> 'RESOLVED' AND (owner IS NULL OR owner = $1 OR lease_expires_at < "
-    "belay_ts($2)) RETURNING " BELAY_INCIDENT_COLUMNS;
+    "WHERE status <> 'RESOLVED' AND (owner IS NULL OR owner = $1 OR "
+    "(lease_expires_at < belay_ts($2) AND NOT EXISTS (SELECT 1 FROM node_lease n "
+    "WHERE n.node = incident.owner AND n.expires_at >= belay_ts($2)))) "
+    "RETURNING " BELAY_INCIDENT_COLUMNS;
+
+// xmax is 0 only in a row this statement inserted.
+const std::string renew_sql =
+    "INSERT INTO node_lease (node, expires_at) VALUES ($1, belay_ts($2)) "
+    "ON CONFLICT (node) DO UPDATE SET expires_at = EXCLUDED.expires_at "
+    "RETURNING xmax = 0";
+
+const std::string lapsed_sql = "DELETE FROM node_lease WHERE node <> $1 AND expires_at < "
+                               "belay_ts($2) RETURNING node";
+
+// No index leads with owner: this scan runs only when a node's lease has lapsed.
+const std::string take_over_sql =
+    "UPDATE incident SET owner = $1, lease_expires_at = belay_ts($3) "
+    "WHERE status <> 'RESOLVED' AND owner = $2 RETURNING " BELAY_INCIDENT_COLUMNS;
+
+const std::string owned_elsewhere_sql =
+    "SELECT id FROM incident WHERE id = ANY($2::bigint[]) AND owner <> $1 "
+    "AND status <> 'RESOLVED'";
 
 const std::string list_sql =
     "SELECT " BELAY_INCIDENT_COLUMNS
@@ -165,11 +187,41 @@ std::optional<held_incident> load_incident(connection& c, int64_t org_id, int64_
 
 std::vector<held_incident> adopt_unresolved(connection& c, const ownership& owner,
                                             micros now) {
-  auto r = c.query(adopt_sql, owner.node, now, owner.lease_until);
-  std::vector<held_incident> out;
-  out.reserve(r.rows());
+  return transaction(c, [&] {
+    // Lapsed nodes' rows go with their incidents, so that such a node, back, knows.
+    auto out = renew_lease(c, owner, now).taken;
+    auto r = c.query(adopt_sql, owner.node, now, owner.lease_until);
+    out.reserve(out.size() + r.rows());
+    for (int i = 0; i < r.rows(); ++i)
+      out.push_back(read_held(r, i));
+    return out;
+  });
+}
+
+lease_renewal renew_lease(connection& c, const ownership& owner, micros now) {
+  auto work = [&] {
+    lease_renewal out;
+    out.lost = c.query(renew_sql, owner.node, owner.lease_until).boolean(0, 0);
+    auto lapsed = c.query(lapsed_sql, owner.node, now);
+    for (int n = 0; n < lapsed.rows(); ++n) {
+      auto r = c.query(take_over_sql, owner.node, lapsed.str(n, 0), owner.lease_until);
+      for (int i = 0; i < r.rows(); ++i)
+        out.taken.push_back(read_held(r, i));
+    }
+    return out;
+  };
+  return c.in_transaction() ? work() : transaction(c, work);
+}
+
+std::vector<int64_t> owned_elsewhere(connection& c, const std::string& node,
+                                     const std::vector<int64_t>& ids) {
+  std::string array = "{";
+  for (auto id : ids)
+    array += (array.size() > 1 ? "," : "") + std::to_string(id);
+  auto r = c.query(owned_elsewhere_sql, node, array + "}");
+  std::vector<int64_t> out;
   for (int i = 0; i < r.rows(); ++i)
-    out.push_back(read_held(r, i));
+    out.push_back(r.int64(i, 0));
   return out;
 }
 

@@ -80,10 +80,30 @@ std::optional<incident_record> exhaust(connection& c, const incident_record& exp
 
 std::optional<held_incident> load_incident(connection& c, int64_t org_id, int64_t id);
 
-// Takes ownership of every non-resolved incident that is unowned, ours, or whose
-// owner's lease lapsed, and returns them for their actors to be spawned.
+// Starts `owner`'s lease, then takes ownership of every non-resolved incident that is
+// unowned, ours, or whose owner's lease lapsed, and returns them for their actors to be
+// spawned. A node whose lease holds keeps its incidents, however old their own leases.
 std::vector<held_incident> adopt_unresolved(connection& c, const ownership& owner,
                                             micros now);
+
+// A node's lease (DESIGN.md section 9): one row per node, which the node renews well
+// before it lapses. Renewing one row, not the lease of each of 100,000 incidents, keeps
+// holding them at one small update per renewal.
+struct lease_renewal {
+  // The row was gone: other nodes may have taken this node's incidents over after its
+  // lease lapsed (a long pause, or the database out of reach). See owned_elsewhere.
+  bool lost = false;
+  std::vector<held_incident> taken; // from nodes whose leases lapsed
+};
+
+// Renews `owner`'s lease to owner.lease_until, then takes over the non-resolved incidents
+// of every other node whose lease lapsed before `now`, and forgets those nodes. Runs in a
+// transaction of its own unless the caller's.
+lease_renewal renew_lease(connection& c, const ownership& owner, micros now);
+
+// Of the incidents `ids`, those now owned by another node.
+std::vector<int64_t> owned_elsewhere(connection& c, const std::string& node,
+                                     const std::vector<int64_t>& ids);
 
 struct incident_page {
   std::vector<incident_record> incidents;
@@ -103,3 +123,5 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::storage::fire_event)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::optional<belay::storage::held_incident>)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<belay::storage::held_incident>)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::optional<belay::incident_record>)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::storage::lease_renewal)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<int64_t>)

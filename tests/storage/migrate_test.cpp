@@ -17,11 +17,12 @@ int64_t count(test::test_database& db, const std::string& sql) {
 TEST_CASE("migrations apply once and re-running them changes nothing") {
   test::test_database db{false};
   auto first = storage::migrate(db.sql());
-  REQUIRE(first == std::vector<std::string>{
-                       "0001_init", "0002_batched_ingest", "0003_inline_functions",
-                       "0004_timeline_unchecked", "0005_incident_fillfactor"});
+  REQUIRE(first ==
+          std::vector<std::string>{"0001_init", "0002_batched_ingest",
+                                   "0003_inline_functions", "0004_timeline_unchecked",
+                                   "0005_incident_fillfactor", "0006_node_lease"});
   CHECK(storage::migrate(db.sql()).empty());
-  CHECK(count(db, "SELECT count(*) FROM schema_migrations") == 5);
+  CHECK(count(db, "SELECT count(*) FROM schema_migrations") == 6);
   CHECK(
       count(db, "SELECT count(*) FROM information_schema.tables WHERE table_schema = '" +
                     db.schema() +
@@ -62,7 +63,7 @@ TEST_CASE("two belay serve processes starting at once migrate once") {
                                 "--database-url", db.url(), "--node-id", "b"}};
   REQUIRE(a.wait_ready());
   REQUIRE(b.wait_ready());
-  CHECK(count(db, "SELECT count(*) FROM schema_migrations") == 5);
+  CHECK(count(db, "SELECT count(*) FROM schema_migrations") == 6);
   auto applied = [](const std::string& log) {
     return log.find("applied migration 0001_init") != std::string::npos;
   };

@@ -1,0 +1,107 @@
+// Node leases on the simulated clock against a real PostgreSQL (DESIGN.md section 9): a
+// node that stops renewing its lease hands its incidents to a live node, which runs their
+// ladders on (G5); a live node keeps its own however old they are; and a node that comes
+// back after its lease lapsed lets go of what the others took.
+#include "support/policies.hpp"
+#include "support/test_node.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace belay;
+using namespace std::chrono_literals;
+
+namespace {
+
+constexpr micros one_second = 1'000'000;
+
+struct lease_fixture {
+  test::test_database db;
+  int64_t org;
+  lease_fixture() {
+    db.provision(test::ladder_org());
+    org = db.org_id("acme");
+  }
+  std::string owner(int64_t id) {
+    return db.sql().query("SELECT owner FROM incident WHERE id = $1", id).str(0, 0);
+  }
+  // (step, seconds after t0) of each delivery the incident's steps created, in order.
+  std::vector<std::pair<int, micros>> fired(int64_t id, micros t0) {
+    auto r = db.sql().query("SELECT step, belay_us(created_at) FROM delivery WHERE "
+                            "incident_id = $1 ORDER BY id",
+                            id);
+    std::vector<std::pair<int, micros>> out;
+    for (int i = 0; i < r.rows(); ++i)
+      out.emplace_back(static_cast<int>(r.int64(i, 0)),
+                       (r.int64(i, 1) - t0) / one_second);
+    return out;
+  }
+  static size_t held(test::test_node& node) {
+    return node.ask<registry_stats>(node.n.registry, atom::get_v).held;
+  }
+};
+
+using steps = std::vector<std::pair<int, micros>>;
+
+} // namespace
+
+TEST_CASE_METHOD(lease_fixture,
+                 "a node whose lease lapses hands its incidents to a live node") {
+  micros t0;
+  int64_t id;
+  {
+    test::test_node a{db, test::simulated_epoch, "node-a"};
+    a.adopt();
+    t0 = a.now();
+    id = a.trigger(org, "disk-full").incident.id; // step 0 at once, step 1 at 300 s
+    a.advance(20s); // renewed at 10 and 20 s: the lease runs until 50 s
+  }                 // node-a dies without a word
+  test::test_node b{db, t0 + 20 * one_second, "node-b"};
+  CHECK(b.adopt() == 0);
+  b.advance(20s);
+  CHECK(owner(id) == "node-a"); // at 40 s its lease still holds
+  b.advance(20s);
+  CHECK(owner(id) == "node-b"); // taken over at the first renewal after 50 s
+  CHECK(held(b) == 1);
+  b.advance(240s);
+  CHECK(fired(id, t0) == steps{{0, 0}, {1, 300}});
+}
+
+TEST_CASE_METHOD(lease_fixture, "a live node keeps its incidents however old they are") {
+  test::test_node a{db, test::simulated_epoch, "node-a"};
+  a.adopt();
+  auto t0 = a.now();
+  auto id = a.trigger(org, "kept").incident.id;
+  a.advance(10min); // the incident's own lease lapsed at 30 s; the node's is renewed
+  test::test_node b{db, t0 + 600 * one_second, "node-b"};
+  CHECK(b.adopt() == 0);
+  for (int i = 0; i < 6; ++i) { // both run for another minute, side by side
+    a.advance(10s);
+    b.advance(10s);
+  }
+  CHECK(owner(id) == "node-a");
+  CHECK(held(a) == 1);
+  CHECK(held(b) == 0);
+  CHECK(fired(id, t0) == steps{{0, 0}, {1, 300}});
+}
+
+TEST_CASE_METHOD(lease_fixture,
+                 "a node back from a pause lets go of the incidents another node took") {
+  test::test_node a{db, test::simulated_epoch, "node-a"};
+  a.adopt();
+  auto t0 = a.now();
+  auto id = a.trigger(org, "paused").incident.id;
+  test::test_node b{db, t0, "node-b"};
+  b.adopt();
+  b.advance(60s); // node-a is paused: its lease lapses at 30 s and node-b takes over
+  REQUIRE(owner(id) == "node-b");
+  REQUIRE(held(a) == 1);
+  a.advance(60s); // node-a catches up: its next renewal finds the lease lost
+  CHECK(held(a) == 0);
+  for (int i = 0; i < 24; ++i) { // side by side to 300 s, when step 1 is due
+    a.advance(10s);
+    b.advance(10s);
+  }
+  CHECK(fired(id, t0) == steps{{0, 0}, {1, 300}}); // once, on node-b
+  CHECK(owner(id) == "node-b");
+  CHECK(held(a) == 0);
+}
