@@ -5,11 +5,14 @@
 #include "actors/fwd.hpp"
 #include "actors/registry.hpp"
 #include "actors/storage.hpp"
+#include "storage/incidents.hpp"
+#include "storage/listener.hpp"
 
 #include <caf/actor_system.hpp>
 #include <caf/atom.hpp>
 #include <caf/exit_reason.hpp>
 #include <caf/send.hpp>
+#include <sstream>
 
 namespace belay {
 
@@ -35,10 +38,19 @@ node start_node(caf::actor_system& sys, const node_options& opts, wall_clock clo
   n.dispatcher = sys.spawn(dispatcher, n.senders, dopts, n.d);
   n.d.dispatcher = n.dispatcher;
   n.registry = sys.spawn(registry, n.d);
+  if (opts.detached_io)
+    n.listener = std::make_shared<storage::listener>(
+        opts.database_url, storage::incident_channel,
+        [registry = n.registry](const std::string& payload) {
+          int64_t org = 0, id = 0;
+          if (std::istringstream{payload} >> org >> id)
+            caf::anon_send(registry, atom::transit_v, org, id);
+        });
   return n;
 }
 
 void stop_node(caf::actor_system&, node& n) {
+  n.listener.reset();
   caf::anon_send_exit(n.registry, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(n.dispatcher, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(n.senders, caf::exit_reason::user_shutdown);

@@ -5,7 +5,12 @@
 
 #include <caf/actor.hpp>
 #include <caf/actor_system_config.hpp>
+#include <memory>
 #include <string>
+
+namespace belay::storage {
+class listener;
+}
 
 namespace belay {
 
@@ -28,6 +33,9 @@ struct node {
   caf::actor senders;
   caf::actor dispatcher;
   caf::actor registry;
+  // Hears acknowledges and resolves committed through other nodes (none in tests on
+  // the test scheduler).
+  std::shared_ptr<storage::listener> listener;
   deps d;
 };
 

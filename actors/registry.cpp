@@ -260,6 +260,25 @@ caf::behavior registry(caf::stateful_actor<registry_state>* self, deps d) {
                 [rp](caf::error& err) mutable { rp.deliver(err); });
         return rp;
       },
+      [self](atom::transit, int64_t org, int64_t id) {
+        // Acknowledged or resolved through some node (NOTIFY): if the incident is held
+        // here, its actor takes the row as it stands now.
+        if (!held_actor(self, org, id))
+          return;
+        auto job = make_db_job([org, id](storage::connection& c) {
+          return storage::load_incident(c, org, id);
+        });
+        self->request(self->state.d.storage, caf::infinite, atom::run_v, job)
+            .then(
+                [self, org, id](std::optional<storage::held_incident>& h) {
+                  if (auto actor = held_actor(self, org, id); actor && h)
+                    self->send(actor, atom::transit_v, h->incident);
+                },
+                [id](caf::error& err) {
+                  spdlog::warn("registry: cannot reload incident {}: {}", id,
+                               to_string(err));
+                });
+      },
       [self](atom::renew) { renew(self); },
       [self](atom::views, int64_t org) {
         std::vector<caf::actor> of_org;

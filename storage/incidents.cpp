@@ -98,7 +98,11 @@ std::string transition_sql(transition kind, bool by_key) {
          "detail) SELECT cas.org_id, cas.id, belay_ts($3), '" +
          kind_name +
          "', jsonb_build_object('by', $4::text, 'cancelledDeliveries', "
-         "(SELECT count(*) FROM cancelled)) FROM cas) SELECT * FROM cas";
+         "(SELECT count(*) FROM cancelled)) FROM cas) "
+         // Delivered at commit to every node, so that the one holding the incident
+         // hears of it at once (DESIGN.md section 9).
+         "SELECT *, pg_notify('" +
+         std::string{incident_channel} + "', cas.org_id || ' ' || cas.id) FROM cas";
 }
 
 const std::string latest_by_id_sql =

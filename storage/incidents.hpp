@@ -48,6 +48,10 @@ struct trigger_event {
 std::vector<upsert_result> upsert_triggers(connection& c,
                                            const std::vector<trigger_event>& events);
 
+// The channel on which a committed acknowledge or resolve is announced, as
+// "<org id> <incident id>".
+inline constexpr const char* incident_channel = "belay_incident";
+
 transition_reply apply_transition(connection& c, const transition_command& cmd,
                                   micros now);
 

@@ -69,3 +69,45 @@ TEST_CASE("a duplicate through another node leaves the incident held by one node
   CHECK(holders == 1);
   CHECK(belay.count("SELECT count(DISTINCT owner) FROM incident") == 1);
 }
+
+// An acknowledge or resolve committed through another node reaches the holder's actor at
+// once (LISTEN/NOTIFY), not when its next step is due a day later: the holder's console
+// shows the incident acknowledged, and once resolved the actor is gone. The holder's
+// listening session is killed in between: it must listen again by itself.
+TEST_CASE("an acknowledge through another node reaches the holding actor at once") {
+  test::served_belay belay{test::two_orgs(), 2};
+  auto opened = belay.trigger("told", "alpha-key", 0);
+  REQUIRE(opened.status == 201);
+  auto id = opened.json["incident"]["id"].GetInt64();
+  belay.wait_settled(id);
+  auto held_status = [&] {
+    auto view = belay.get("/api/v1/inspector", "alpha-key", 0);
+    auto& incidents = view.json["incidents"];
+    return incidents.IsArray() && incidents.Size() == 1
+               ? std::string{incidents[0]["incident"]["status"].GetString()}
+               : std::string{"none held"};
+  };
+  REQUIRE(held_status() == "OPEN");
+
+  auto path = "/api/v1/incidents/" + std::to_string(id);
+  REQUIRE(belay.post(path + "/ack", R"({"by":"alice"})", "alpha-key", 1).status == 200);
+  CHECK(test::eventually([&] { return held_status() == "ACKNOWLEDGED"; },
+                         std::chrono::seconds{5}));
+
+  // Kill the holder's listening session; it must come back as a new one by itself.
+  auto listening = "SELECT pid FROM pg_stat_activity WHERE application_name = "
+                   "'belay listener " +
+                   std::to_string(belay.process(0).pid()) + "' AND query LIKE 'LISTEN%'";
+  auto killed = belay.count(listening);
+  REQUIRE(belay.count("SELECT count(*) FROM pg_terminate_backend(" +
+                      std::to_string(killed) + ") WHERE pg_terminate_backend") == 1);
+  REQUIRE(test::eventually(
+      [&] {
+        return belay.count("SELECT count(*) FROM (" + listening + ") l WHERE pid <> " +
+                           std::to_string(killed)) == 1;
+      },
+      std::chrono::seconds{5}));
+  REQUIRE(belay.post(path + "/resolve", "{}", "alpha-key", 1).status == 200);
+  CHECK(test::eventually([&] { return held_status() == "none held"; },
+                         std::chrono::seconds{5}));
+}
