@@ -1,7 +1,7 @@
 // The escalation ladder on the simulated clock against a real PostgreSQL.
 #include "actors/registry.hpp"
 #include "storage/incidents.hpp"
-#include "support/policies.hpp"
+#include "support/ladder_fixture.hpp"
 #include "support/test_node.hpp"
 
 #include <caf/send.hpp>
@@ -10,39 +10,9 @@
 using namespace belay;
 using namespace std::chrono_literals;
 
-namespace {
-
-constexpr micros one_second = 1'000'000;
-
-struct ladder_fixture {
-  test::test_database db;
-  int64_t org;
-  ladder_fixture() {
-    db.provision(test::ladder_org());
-    org = db.org_id("acme");
-  }
-  // (step, loop, created_at - t0 in seconds) of every delivery, in order.
-  std::vector<std::tuple<int, int, micros>> deliveries(int64_t id, micros t0) {
-    auto r = db.sql().query("SELECT step, loop, belay_us(created_at) FROM delivery "
-                            "WHERE incident_id = $1 ORDER BY id",
-                            id);
-    std::vector<std::tuple<int, int, micros>> out;
-    for (int i = 0; i < r.rows(); ++i)
-      out.emplace_back(static_cast<int>(r.int64(i, 0)), static_cast<int>(r.int64(i, 1)),
-                       (r.int64(i, 2) - t0) / one_second);
-    return out;
-  }
-  int64_t count(const std::string& sql, int64_t id) {
-    return db.sql().query(sql, id).int64(0, 0);
-  }
-  std::string status(int64_t id) {
-    return db.sql().query("SELECT status FROM incident WHERE id = $1", id).str(0, 0);
-  }
-};
-
-using fired = std::vector<std::tuple<int, int, micros>>;
-
-} // namespace
+using test::fired;
+using test::ladder_fixture;
+using test::one_second;
 
 TEST_CASE_METHOD(ladder_fixture,
                  "steps fire at exactly their scheduled simulated times") {

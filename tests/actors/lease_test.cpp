@@ -2,7 +2,7 @@
 // node that stops renewing its lease hands its incidents to a live node, which runs their
 // ladders on (G5); a live node keeps its own however old they are; and a node that comes
 // back after its lease lapsed lets go of what the others took.
-#include "support/policies.hpp"
+#include "support/ladder_fixture.hpp"
 #include "support/test_node.hpp"
 
 #include <catch2/catch.hpp>
@@ -12,35 +12,17 @@ using namespace std::chrono_literals;
 
 namespace {
 
-constexpr micros one_second = 1'000'000;
+using test::fired;
+using test::one_second;
 
-struct lease_fixture {
-  test::test_database db;
-  int64_t org;
-  lease_fixture() {
-    db.provision(test::ladder_org());
-    org = db.org_id("acme");
-  }
+struct lease_fixture : test::ladder_fixture {
   std::string owner(int64_t id) {
     return db.sql().query("SELECT owner FROM incident WHERE id = $1", id).str(0, 0);
-  }
-  // (step, seconds after t0) of each delivery the incident's steps created, in order.
-  std::vector<std::pair<int, micros>> fired(int64_t id, micros t0) {
-    auto r = db.sql().query("SELECT step, belay_us(created_at) FROM delivery WHERE "
-                            "incident_id = $1 ORDER BY id",
-                            id);
-    std::vector<std::pair<int, micros>> out;
-    for (int i = 0; i < r.rows(); ++i)
-      out.emplace_back(static_cast<int>(r.int64(i, 0)),
-                       (r.int64(i, 1) - t0) / one_second);
-    return out;
   }
   static size_t held(test::test_node& node) {
     return node.ask<registry_stats>(node.n.registry, atom::get_v).held;
   }
 };
-
-using steps = std::vector<std::pair<int, micros>>;
 
 } // namespace
 
@@ -63,7 +45,7 @@ TEST_CASE_METHOD(lease_fixture,
   CHECK(owner(id) == "node-b"); // taken over at the first renewal after 50 s
   CHECK(held(b) == 1);
   b.advance(240s);
-  CHECK(fired(id, t0) == steps{{0, 0}, {1, 300}});
+  CHECK(deliveries(id, t0) == fired{{0, 0, 0}, {1, 0, 300}});
 }
 
 TEST_CASE_METHOD(lease_fixture, "a live node keeps its incidents however old they are") {
@@ -81,7 +63,7 @@ TEST_CASE_METHOD(lease_fixture, "a live node keeps its incidents however old the
   CHECK(owner(id) == "node-a");
   CHECK(held(a) == 1);
   CHECK(held(b) == 0);
-  CHECK(fired(id, t0) == steps{{0, 0}, {1, 300}});
+  CHECK(deliveries(id, t0) == fired{{0, 0, 0}, {1, 0, 300}});
 }
 
 TEST_CASE_METHOD(lease_fixture,
@@ -101,7 +83,7 @@ TEST_CASE_METHOD(lease_fixture,
     a.advance(10s);
     b.advance(10s);
   }
-  CHECK(fired(id, t0) == steps{{0, 0}, {1, 300}}); // once, on node-b
+  CHECK(deliveries(id, t0) == fired{{0, 0, 0}, {1, 0, 300}}); // once, on node-b
   CHECK(owner(id) == "node-b");
   CHECK(held(a) == 0);
 }
