@@ -11,7 +11,6 @@
 #include "storage/migrate.hpp"
 #include "storage/provision.hpp"
 
-#include <algorithm>
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
 #include <caf/scoped_actor.hpp>
@@ -88,15 +87,7 @@ int serve(const belay::settings& s) {
   // PostgreSQL. Nap less often, and longer, once a worker has found nothing to do.
   cfg.set("work-stealing.aggressive-poll-attempts", 10);
   cfg.set("work-stealing.moderate-poll-attempts", 10);
-  cfg.set("work-stealing.moderate-sleep-duration",
-          caf::timespan{std::chrono::microseconds{500}});
-  // One worker per core, not CAF's at least 4: every blocking call runs on threads of its
-  // own (storage workers, senders, HTTP), and on 2 cores the two extra workers only woke
-  // and slept. Measured on 2 cores (bench/README.md): ingest-new +8%, context switches per
-  // event 5.8 -> 5.1, belay's CPU per event ~112 -> ~102 us; restart with 100,000 open
-  // incidents ~1.8 -> ~2.2 s.
-  cfg.set("scheduler.max-threads",
-          static_cast<size_t>(std::max(2u, std::thread::hardware_concurrency())));
+  cfg.set("work-stealing.moderate-sleep-duration", caf::timespan{std::chrono::microseconds{500}});
   caf::actor_system sys{cfg};
   belay::node_options opts;
   opts.database_url = s.database_url;
