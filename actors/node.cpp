@@ -45,7 +45,8 @@ node start_node(caf::actor_system& sys, const node_options& opts, wall_clock clo
           int64_t org = 0, id = 0;
           if (std::istringstream{payload} >> org >> id)
             caf::anon_send(registry, atom::transit_v, org, id);
-        });
+        },
+        [registry = n.registry] { caf::anon_send(registry, atom::transit_v); });
   return n;
 }
 

@@ -279,6 +279,26 @@ caf::behavior registry(caf::stateful_actor<registry_state>* self, deps d) {
                                to_string(err));
                 });
       },
+      [self](atom::transit) {
+        // The listener was deaf for a while: every held incident that was acknowledged
+        // or resolved meanwhile is told, as a notification would have.
+        std::vector<int64_t> held;
+        for (auto& [id, h] : self->state.by_id)
+          held.push_back(id);
+        auto job = make_db_job(
+            [held](storage::connection& c) { return storage::settled_among(c, held); });
+        self->request(self->state.d.storage, caf::infinite, atom::run_v, job)
+            .then(
+                [self](std::vector<storage::held_incident>& settled) {
+                  for (auto& h : settled)
+                    if (auto actor = held_actor(self, h.incident.org_id, h.incident.id))
+                      self->send(actor, atom::transit_v, h.incident);
+                },
+                [](caf::error& err) {
+                  spdlog::warn("registry: cannot catch up on missed notifications: {}",
+                               to_string(err));
+                });
+      },
       [self](atom::renew) { renew(self); },
       [self](atom::views, int64_t org) {
         std::vector<caf::actor> of_org;

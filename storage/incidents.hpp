@@ -109,6 +109,9 @@ lease_renewal renew_lease(connection& c, const ownership& owner, micros now);
 std::vector<int64_t> owned_elsewhere(connection& c, const std::string& node,
                                      const std::vector<int64_t>& ids);
 
+// Of the incidents `ids`, those acknowledged or resolved, as they stand.
+std::vector<held_incident> settled_among(connection& c, const std::vector<int64_t>& ids);
+
 struct incident_page {
   std::vector<incident_record> incidents;
   std::optional<int64_t> next_after; // cursor: the last id of this page, when more follow

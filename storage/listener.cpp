@@ -38,9 +38,10 @@ pg_connection listen_on(const std::string& url, const std::string& channel) {
 } // namespace
 
 listener::listener(std::string url, std::string channel,
-                   std::function<void(const std::string&)> deliver)
+                   std::function<void(const std::string&)> deliver,
+                   std::function<void()> resumed)
     : url_(std::move(url)), channel_(std::move(channel)), deliver_(std::move(deliver)),
-      thread_([this] { run(); }) {}
+      resumed_(std::move(resumed)), thread_([this] { run(); }) {}
 
 listener::~listener() {
   stop_ = true;
@@ -58,9 +59,12 @@ void listener::run() {
         std::this_thread::sleep_for(std::chrono::milliseconds{wake_ms});
       continue;
     }
-    if (std::exchange(lost_some, false))
-      spdlog::warn("listener: listening on {} again; what was sent meanwhile is lost",
+    if (std::exchange(lost_some, false)) {
+      spdlog::warn("listener: listening on {} again; catching up on what was sent "
+                   "meanwhile",
                    channel_);
+      resumed_();
+    }
     while (!stop_) {
       pollfd fd{PQsocket(c.get()), POLLIN, 0};
       if (poll(&fd, 1, wake_ms) < 0 || !PQconsumeInput(c.get())) {

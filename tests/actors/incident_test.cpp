@@ -207,3 +207,31 @@ TEST_CASE_METHOD(ladder_fixture,
   CHECK(second.resolve(org, id).incident.status == "RESOLVED");
   CHECK(second.ack(org, 999999).code == reply_code::not_found);
 }
+
+// A node hears of acknowledges and resolves made elsewhere through NOTIFY; after its
+// listener was deaf for a while it asks the database instead (tests/http/nodes_test.cpp
+// has the notifications themselves, through real processes).
+TEST_CASE_METHOD(
+    ladder_fixture,
+    "a node that missed notifications catches up on acknowledges and resolves") {
+  test::test_node a{db, test::simulated_epoch, "node-a"};
+  auto acked = a.trigger(org, "acked-elsewhere").incident.id;
+  auto resolved = a.trigger(org, "resolved-elsewhere").incident.id;
+  {
+    test::test_node b{db, a.now(), "node-b"}; // holds neither: the database decides
+    REQUIRE(b.ack(org, acked).code == reply_code::ok);
+    REQUIRE(b.resolve(org, resolved).code == reply_code::ok);
+  }
+  auto held_status = [&](int64_t id) {
+    auto actor = a.ask<caf::actor>(a.n.registry, atom::get_v, id);
+    return actor ? a.ask<incident_view>(actor, atom::get_v).incident.status
+                 : std::string{"none held"};
+  };
+  // On the test scheduler there is no listener: node-a heard nothing.
+  REQUIRE(held_status(acked) == "OPEN");
+  REQUIRE(held_status(resolved) == "OPEN");
+  caf::anon_send(a.n.registry, atom::transit_v); // what the listener sends once back
+  a.run();
+  CHECK(held_status(acked) == "ACKNOWLEDGED");
+  CHECK(held_status(resolved) == "none held");
+}
