@@ -98,15 +98,39 @@ void transit_in_storage(self_ptr self, caf::typed_response_promise<transition_re
           [rp](caf::error& err) mutable { rp.deliver(err); });
 }
 
+std::vector<int64_t> held_ids(self_ptr self) {
+  std::vector<int64_t> ids;
+  ids.reserve(self->state.by_id.size());
+  for (auto& [id, held] : self->state.by_id)
+    ids.push_back(id);
+  return ids;
+}
+
+// Of `ids`, the incidents acknowledged or resolved by now: each held actor among them
+// takes its row as it stands, as it would on the local path.
+void tell_settled(self_ptr self, std::vector<int64_t> ids) {
+  auto job = make_db_job(
+      [ids](storage::connection& c) { return storage::settled_among(c, ids); });
+  self->request(self->state.d.storage, caf::infinite, atom::run_v, job)
+      .then(
+          [self](std::vector<storage::held_incident>& settled) {
+            for (auto& h : settled)
+              if (auto actor = held_actor(self, h.incident.org_id, h.incident.id))
+                self->send(actor, atom::transit_v, h.incident);
+          },
+          [](caf::error& err) {
+            spdlog::warn("registry: cannot read acknowledged or resolved incidents: {}",
+                         to_string(err));
+          });
+}
+
 // Another node took over incidents while this node's lease had lapsed: their actors here
 // stop (until then, the step compare-and-set kept the two nodes from paging twice).
 void let_go(self_ptr self) {
-  std::vector<int64_t> held;
-  for (auto& [id, h] : self->state.by_id)
-    held.push_back(id);
-  auto job = make_db_job([node = self->state.d.node_id, held](storage::connection& c) {
-    return storage::owned_elsewhere(c, node, held);
-  });
+  auto job = make_db_job(
+      [node = self->state.d.node_id, held = held_ids(self)](storage::connection& c) {
+        return storage::owned_elsewhere(c, node, held);
+      });
   self->request(self->state.d.storage, caf::infinite, atom::run_v, job)
       .then(
           [self](std::vector<int64_t>& moved) {
@@ -131,17 +155,20 @@ void let_go(self_ptr self) {
           });
 }
 
+caf::timespan renewal_interval(self_ptr self) {
+  return std::chrono::duration_cast<caf::timespan>(
+      std::chrono::duration<double>(self->state.d.lease_seconds / 3));
+}
+
 // Every third of the lease: renew it, and take over the incidents of nodes whose leases
 // lapsed (DESIGN.md section 9), so a node that dies still has its ladders run (G5).
 void renew(self_ptr self) {
   auto job = make_db_job([own = owner(self), at = now(self)](storage::connection& c) {
     return storage::renew_lease(c, own, at);
   });
-  auto next = std::chrono::duration_cast<caf::timespan>(
-      std::chrono::duration<double>(self->state.d.lease_seconds / 3));
   self->request(self->state.d.storage, caf::infinite, atom::run_v, job)
       .then(
-          [self, next](storage::lease_renewal& r) {
+          [self](storage::lease_renewal& r) {
             if (r.lost)
               let_go(self);
             if (!r.taken.empty())
@@ -150,7 +177,7 @@ void renew(self_ptr self) {
                            r.taken.size());
             for (auto& h : r.taken)
               hold(self, std::move(h));
-            self->delayed_send(self, next, atom::renew_v);
+            self->delayed_send(self, renewal_interval(self), atom::renew_v);
           },
           [self](caf::error& err) {
             spdlog::error("registry: cannot renew this node's lease: {}", to_string(err));
@@ -253,52 +280,20 @@ caf::behavior registry(caf::stateful_actor<registry_state>* self, deps d) {
                   for (auto& h : all)
                     hold(self, std::move(h));
                   spdlog::info("registry: adopted {} non-resolved incidents", all.size());
-                  if (!std::exchange(self->state.renewing, true))
-                    self->send(self, atom::renew_v);
+                  if (!std::exchange(self->state.renewing, true)) // adoption renewed it
+                    self->delayed_send(self, renewal_interval(self), atom::renew_v);
                   rp.deliver(all.size());
                 },
                 [rp](caf::error& err) mutable { rp.deliver(err); });
         return rp;
       },
       [self](atom::transit, int64_t org, int64_t id) {
-        // Acknowledged or resolved through some node (NOTIFY): if the incident is held
-        // here, its actor takes the row as it stands now.
-        if (!held_actor(self, org, id))
-          return;
-        auto job = make_db_job([org, id](storage::connection& c) {
-          return storage::load_incident(c, org, id);
-        });
-        self->request(self->state.d.storage, caf::infinite, atom::run_v, job)
-            .then(
-                [self, org, id](std::optional<storage::held_incident>& h) {
-                  if (auto actor = held_actor(self, org, id); actor && h)
-                    self->send(actor, atom::transit_v, h->incident);
-                },
-                [id](caf::error& err) {
-                  spdlog::warn("registry: cannot reload incident {}: {}", id,
-                               to_string(err));
-                });
+        // Acknowledged or resolved through some node (NOTIFY).
+        if (held_actor(self, org, id))
+          tell_settled(self, {id});
       },
-      [self](atom::transit) {
-        // The listener was deaf for a while: every held incident that was acknowledged
-        // or resolved meanwhile is told, as a notification would have.
-        std::vector<int64_t> held;
-        for (auto& [id, h] : self->state.by_id)
-          held.push_back(id);
-        auto job = make_db_job(
-            [held](storage::connection& c) { return storage::settled_among(c, held); });
-        self->request(self->state.d.storage, caf::infinite, atom::run_v, job)
-            .then(
-                [self](std::vector<storage::held_incident>& settled) {
-                  for (auto& h : settled)
-                    if (auto actor = held_actor(self, h.incident.org_id, h.incident.id))
-                      self->send(actor, atom::transit_v, h.incident);
-                },
-                [](caf::error& err) {
-                  spdlog::warn("registry: cannot catch up on missed notifications: {}",
-                               to_string(err));
-                });
-      },
+      // The listener was deaf for a while: catch up on every held incident.
+      [self](atom::transit) { tell_settled(self, held_ids(self)); },
       [self](atom::renew) { renew(self); },
       [self](atom::views, int64_t org) {
         std::vector<caf::actor> of_org;

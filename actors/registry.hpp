@@ -11,6 +11,11 @@
 //   (atom::get, int64_t incident_id) -> caf::actor          the live actor, or none
 //   (atom::views, int64_t org) -> std::vector<incident_view>  asks each of the org's
 //   actors
+//   (atom::transit, int64_t org, int64_t id)  the incident was acknowledged or resolved
+//                                             (NOTIFY): its holder here takes the row
+//   (atom::transit)                           the listener missed notifications: every
+//                                             holder here of a settled incident does
+//   (atom::renew)                             renews the lease (every third of it)
 #pragma once
 
 #include "actors/deps.hpp"
