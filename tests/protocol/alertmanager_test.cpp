@@ -99,7 +99,7 @@ TEST_CASE("a summary longer than a title may be is cut, not refused") {
   CHECK(alert.title.size() == 1024);
 }
 
-TEST_CASE("severity label maps to belay severities; page and unknown mean critical") {
+TEST_CASE("severity label maps to belay severities, page and unknown to critical") {
   auto severity = [](const std::string& label) {
     return single_alert(R"({"status":"firing","labels":{"severity":")" + label + "\"}}")
         .severity;

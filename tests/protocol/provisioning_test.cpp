@@ -251,7 +251,7 @@ TEST_CASE("names are unique within their org") {
         "orgs[0].policies[1].name");
 }
 
-TEST_CASE("org names are unique across the file; other names only within an org") {
+TEST_CASE("org names are unique across the file, other names only within an org") {
   auto doc = json(R"({"orgs":[{"name":"acme","channels":[{"name":"c","type":"log"}]},
                               {"name":"globex","channels":[{"name":"c","type":"log"}]},
                               {"name":"acme"}]})");
