@@ -24,8 +24,10 @@ void configure(caf::actor_system_config& cfg) {
 
 node start_node(caf::actor_system& sys, const node_options& opts, wall_clock clock) {
   node n;
-  n.storage =
+  auto storage =
       spawn_storage(sys, opts.database_url, opts.storage_workers, opts.detached_io);
+  n.storage = storage.router;
+  n.triggers = storage.triggers;
   n.d.storage = n.storage;
   n.d.clock = clock;
   n.d.node_id = opts.node_id;
@@ -38,6 +40,11 @@ node start_node(caf::actor_system& sys, const node_options& opts, wall_clock clo
   n.dispatcher = sys.spawn(dispatcher, n.senders, dopts, n.d);
   n.d.dispatcher = n.dispatcher;
   n.registry = sys.spawn(registry, n.d);
+  // Sent before start_node returns, so each worker's mailbox holds it ahead of any
+  // trigger: nothing can send one before there is a node to send it to.
+  for (auto& worker : n.triggers.workers)
+    caf::anon_send(worker, atom::join_v,
+                   trigger_owner{n.registry, clock, opts.node_id, opts.lease_seconds});
   if (opts.detached_io)
     n.listener = std::make_shared<storage::listener>(
         opts.database_url, storage::incident_channel,

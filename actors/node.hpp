@@ -2,6 +2,7 @@
 #pragma once
 
 #include "actors/deps.hpp"
+#include "actors/storage.hpp"
 
 #include <caf/actor.hpp>
 #include <caf/actor_system_config.hpp>
@@ -29,7 +30,8 @@ struct node_options {
 void configure(caf::actor_system_config& cfg);
 
 struct node {
-  caf::actor storage;
+  caf::actor storage;    // the router: every storage job but triggers
+  trigger_lane triggers; // where triggers go (actors/storage.hpp)
   caf::actor senders;
   caf::actor dispatcher;
   caf::actor registry;

@@ -211,39 +211,20 @@ caf::behavior registry(caf::stateful_actor<registry_state>* self, deps d) {
     self->quit(msg.reason);
   });
   return {
-      [self](atom::trigger, trigger_command cmd) -> caf::result<trigger_reply> {
-        auto rp = self->make_response_promise<trigger_reply>();
-        auto shard = incident_shard(cmd.org_id, cmd.dedup_key);
-        auto source = cmd.source;
-        storage::trigger_event event{std::move(cmd), now(self), owner(self)};
-        self->request(self->state.d.storage, caf::infinite, atom::trigger_v, shard,
-                      std::move(event))
-            .then(
-                [self, rp, source](storage::upsert_result& r) mutable {
-                  if (r.code != reply_code::ok) { // counted where it is answered
-                    rp.deliver(trigger_reply{r.code, false, {}});
-                    return;
-                  }
-                  metrics::count("belay_events_total",
-                                 {{"format", source},
-                                  {"outcome", r.created ? "created" : "deduplicated"}});
-                  auto& st = self->state;
-                  if (r.created)
-                    ++st.stats.created;
-                  else
-                    ++st.stats.deduplicated;
-                  trigger_reply reply{reply_code::ok, r.created, r.held.incident};
-                  if (r.created)
-                    hold(self, std::move(r.held));
-                  else if (auto actor = held_actor(self, r.held.incident.org_id,
-                                                   r.held.incident.id))
-                    self->send(actor, atom::trigger_v, r.held.incident); // fresh counts
-                  // A duplicate of an incident held elsewhere stays with its owner
-                  // (section 9).
-                  rp.deliver(std::move(reply));
-                },
-                [rp](caf::error& err) mutable { rp.deliver(err); });
-        return rp;
+      // What a storage worker of the trigger lane committed (actors/storage.hpp).
+      [self](atom::trigger, std::vector<storage::upsert_result>& written) {
+        auto& st = self->state;
+        for (auto& r : written) {
+          if (r.created) {
+            ++st.stats.created;
+            hold(self, std::move(r.held));
+            continue;
+          }
+          ++st.stats.deduplicated;
+          // A duplicate of an incident held elsewhere stays with its owner (section 9).
+          if (auto actor = held_actor(self, r.held.incident.org_id, r.held.incident.id))
+            self->send(actor, atom::trigger_v, r.held.incident); // fresh counts
+        }
       },
       [self](atom::transit, transition_command cmd) -> caf::result<transition_reply> {
         auto rp = self->make_response_promise<transition_reply>();

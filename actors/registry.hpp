@@ -1,10 +1,14 @@
 // The registry: one per node. It arbitrates incident creation through the database
-// unique index (G1), spawns and supervises one incident actor per non-resolved
-// incident, routes acks and resolves to them, re-adopts incidents on start (G5), and
-// from then on renews this node's lease and takes over those of nodes whose leases
-// lapsed (DESIGN.md section 9).
+// unique index (G1): a trigger is written by the storage worker of its shard, which
+// tells the registry what each batch wrote before answering anyone, and the registry
+// holds each new incident. It spawns and supervises one incident actor per
+// non-resolved incident, routes acks and resolves to them, re-adopts incidents on start
+// (G5), and from then on renews this node's lease and takes over those of nodes whose
+// leases lapsed (DESIGN.md section 9).
 //
-//   (atom::trigger, trigger_command) -> trigger_reply        after the write committed
+//   (atom::trigger, std::vector<storage::upsert_result>)     what a storage worker wrote
+//                                                            for triggers sent to it
+//                                                            (actors/storage.hpp)
 //   (atom::transit, transition_command) -> transition_reply  after the write committed
 //   (atom::adopt) -> size_t                                  incidents adopted
 //   (atom::get) -> registry_stats

@@ -1,5 +1,6 @@
 #include "actors/storage.hpp"
 
+#include "actors/metrics.hpp"
 #include "storage/db.hpp"
 #include "storage/deliveries.hpp"
 #include "storage/incidents.hpp"
@@ -7,6 +8,7 @@
 #include <caf/actor_system.hpp>
 #include <caf/event_based_actor.hpp>
 #include <caf/stateful_actor.hpp>
+#include <optional>
 #include <spdlog/spdlog.h>
 
 namespace belay {
@@ -30,12 +32,12 @@ template <class T> void move_front(std::vector<T>& from, std::vector<T>& to, siz
 }
 
 // Requests of one kind that a batch writes with one statement: `write` takes them all
-// and answers each (storage::upsert_triggers, fire_steps, record_outcomes).
-template <class Item, class Result> struct statement_queue {
+// (storage::upsert_triggers, fire_steps, record_outcomes), then each is answered.
+template <class Item, class Result, class Reply = Result> struct statement_queue {
   using write_fn = std::vector<Result> (*)(storage::connection&,
                                            const std::vector<Item>&);
   std::vector<Item> items;
-  std::vector<caf::typed_response_promise<Result>> promises;
+  std::vector<caf::typed_response_promise<Reply>> promises;
   std::vector<Result> results;
 
   size_t size() const { return items.size(); }
@@ -47,13 +49,14 @@ template <class Item, class Result> struct statement_queue {
     if (!items.empty())
       results = f(c, items);
   }
-  void answer() {
-    for (size_t i = 0; i < promises.size(); ++i)
-      promises[i].deliver(std::move(results[i]));
+  void fail(const caf::error& err) {
+    for (auto& p : promises)
+      p.deliver(err);
   }
 };
 
-using trigger_queue = statement_queue<storage::trigger_event, storage::upsert_result>;
+using trigger_queue =
+    statement_queue<storage::trigger_event, storage::upsert_result, trigger_reply>;
 using outcome_queue = statement_queue<storage::outcome_event, storage::recorded_outcome>;
 using fire_queue = statement_queue<storage::fire_event, std::optional<incident_record>>;
 
@@ -80,9 +83,37 @@ struct storage_worker_state {
   std::unique_ptr<storage::connection> conn;
   batch queued;
   bool flush_pending = false;
+  std::optional<trigger_owner> owner; // workers of the incident lane only
 };
 
 using worker_ptr = caf::stateful_actor<storage_worker_state>*;
+
+// Answers each request of `q` with its result, once its statement committed.
+template <class Item, class Result>
+void answer(worker_ptr, statement_queue<Item, Result>& q) {
+  for (size_t i = 0; i < q.size(); ++i)
+    q.promises[i].deliver(std::move(q.results[i]));
+}
+
+// The registry learns what the statement wrote before any caller gets its answer: its
+// mailbox then holds the news ahead of anything a caller sends it after its 2xx (an
+// acknowledge finds the new incident's actor).
+void answer(worker_ptr self, trigger_queue& q) {
+  std::vector<storage::upsert_result> written;
+  for (auto& r : q.results)
+    if (r.code == reply_code::ok)
+      written.push_back(r);
+  if (!written.empty())
+    self->send(self->state.owner->registry, atom::trigger_v, std::move(written));
+  for (size_t i = 0; i < q.size(); ++i) {
+    auto& r = q.results[i];
+    if (r.code == reply_code::ok) // unknown policies are counted where they are answered
+      metrics::count("belay_events_total",
+                     {{"format", q.items[i].cmd.source},
+                      {"outcome", r.created ? "created" : "deduplicated"}});
+    q.promises[i].deliver(trigger_reply{r.code, r.created, std::move(r.held.incident)});
+  }
+}
 
 storage::connection& connection(worker_ptr self, const std::string& url) {
   if (!self->state.conn)
@@ -107,14 +138,22 @@ void run_alone(worker_ptr self, const std::string& url, Promise& promise, Work w
   }
 }
 
-template <class Item, class Result>
-void run_each_alone(worker_ptr self, const std::string& url,
-                    statement_queue<Item, Result>& q,
-                    typename statement_queue<Item, Result>::write_fn write) {
-  for (size_t i = 0; i < q.size(); ++i)
-    run_alone(self, url, q.promises[i], [&](storage::connection& c) {
-      return std::move(write(c, {q.items[i]}).front());
-    });
+template <class Queue>
+void run_each_alone(worker_ptr self, const std::string& url, Queue& q,
+                    typename Queue::write_fn write) {
+  while (q.size() > 0) {
+    Queue one;
+    one.take_from(q, 1);
+    try {
+      one.write(connection(self, url), write);
+    } catch (const storage::db_error& e) {
+      forget_broken_connection(self);
+      spdlog::warn("storage: {}", e.what());
+      one.fail(caf::make_error(caf::sec::runtime_error, std::string{e.what()}));
+      continue;
+    }
+    answer(self, one);
+  }
 }
 
 void run_each_alone(worker_ptr self, const std::string& url, batch& b) {
@@ -155,9 +194,9 @@ void run_batch(worker_ptr self, const std::string& url, batch& b) {
                   b.size(), e.what());
     return run_each_alone(self, url, b);
   }
-  b.triggers.answer();
-  b.fires.answer();
-  b.outcomes.answer();
+  answer(self, b.triggers);
+  answer(self, b.fires);
+  answer(self, b.outcomes);
   for (size_t i = 0; i < b.jobs.size(); ++i)
     b.jobs[i].promise.deliver(std::move(results[i]));
 }
@@ -170,10 +209,10 @@ void flush_soon(worker_ptr self) {
   }
 }
 
-template <class Item, class Result>
-caf::result<Result> enqueue(worker_ptr self, statement_queue<Item, Result>& q,
-                            Item& item) {
-  auto rp = self->make_response_promise<Result>();
+template <class Item, class Result, class Reply>
+caf::result<Reply> enqueue(worker_ptr self, statement_queue<Item, Result, Reply>& q,
+                           Item& item) {
+  auto rp = self->make_response_promise<Reply>();
   q.items.push_back(std::move(item));
   q.promises.push_back(rp);
   flush_soon(self);
@@ -188,8 +227,17 @@ caf::behavior storage_worker(worker_ptr self, std::string url) {
         flush_soon(self);
         return rp;
       },
-      [self](atom::trigger, storage::trigger_event& event) {
-        return enqueue(self, self->state.queued.triggers, event);
+      [self](atom::join, trigger_owner& owner) { self->state.owner = std::move(owner); },
+      [self](atom::trigger, trigger_command& cmd) -> caf::result<trigger_reply> {
+        auto& st = self->state;
+        if (!st.owner) // start_node joins every worker of the lane before it returns
+          return caf::make_error(caf::sec::runtime_error,
+                                 "this storage worker takes no triggers: it has not "
+                                 "joined a registry");
+        auto at = st.owner->clock.at(self->clock().now());
+        auto lease = static_cast<micros>(st.owner->lease_seconds * 1e6);
+        storage::trigger_event event{std::move(cmd), at, {st.owner->node_id, at + lease}};
+        return enqueue(self, st.queued.triggers, event);
       },
       [self](atom::fire, storage::fire_event& event) {
         return enqueue(self, self->state.queued.fires, event);
@@ -217,28 +265,24 @@ caf::behavior storage_worker(worker_ptr self, std::string url) {
 // Two lanes. Jobs about incidents (sharded: triggers, acks, steps) go to the first half
 // of the workers, the rest (deliveries, adoption) to the second half. Ingest thus gets
 // bigger batches, which is where group commit pays (one statement for many triggers),
-// and an outbox being drained does not queue triggers behind its outcomes.
+// and an outbox being drained does not queue triggers behind its outcomes. With one
+// worker, the other lane is empty and everything goes to it.
 caf::behavior storage_router(caf::event_based_actor* self,
-                             std::vector<caf::actor> workers) {
-  auto incident_lane = std::max<size_t>(1, workers.size() / 2);
-  auto other_lane = workers.size() - incident_lane;
-  auto sharded = [workers, incident_lane](uint64_t shard) {
-    return workers[shard % incident_lane];
+                             std::vector<caf::actor> incident_lane,
+                             std::vector<caf::actor> other_lane) {
+  auto sharded = [lane = trigger_lane{incident_lane}](uint64_t shard) {
+    return lane.worker_for(shard);
   };
+  if (other_lane.empty())
+    other_lane = incident_lane;
   auto next = std::make_shared<size_t>(0);
-  auto any = [workers, incident_lane, other_lane, next] {
-    return other_lane == 0 ? workers[(*next)++ % workers.size()]
-                           : workers[incident_lane + (*next)++ % other_lane];
-  };
+  auto any = [other_lane, next] { return other_lane[(*next)++ % other_lane.size()]; };
   return {
       [self, any](atom::run, db_job& job) {
         return self->delegate(any(), atom::run_v, std::move(job));
       },
       [self, sharded](atom::run, uint64_t shard, db_job& job) {
         return self->delegate(sharded(shard), atom::run_v, std::move(job));
-      },
-      [self, sharded](atom::trigger, uint64_t shard, storage::trigger_event& event) {
-        return self->delegate(sharded(shard), atom::trigger_v, std::move(event));
       },
       [self, sharded](atom::fire, uint64_t shard, storage::fire_event& event) {
         return self->delegate(sharded(shard), atom::fire_v, std::move(event));
@@ -251,18 +295,21 @@ caf::behavior storage_router(caf::event_based_actor* self,
 
 } // namespace
 
-caf::actor spawn_storage(caf::actor_system& sys, const std::string& database_url,
-                         size_t workers, bool detached) {
+storage_actors spawn_storage(caf::actor_system& sys, const std::string& database_url,
+                             size_t workers, bool detached) {
   std::vector<caf::actor> all;
   for (size_t i = 0; i < std::max<size_t>(workers, 1); ++i)
     all.push_back(detached ? sys.spawn<caf::detached>(storage_worker, database_url)
                            : sys.spawn(storage_worker, database_url));
-  auto router = sys.spawn(storage_router, all);
+  auto half = all.begin() + std::max<size_t>(1, all.size() / 2);
+  std::vector<caf::actor> incident_lane{all.begin(), half};
+  auto router =
+      sys.spawn(storage_router, incident_lane, std::vector<caf::actor>{half, all.end()});
   // The workers end with the router.
   for (auto& w : all)
     router->attach_functor(
         [w] { caf::anon_send_exit(w, caf::exit_reason::user_shutdown); });
-  return router;
+  return {router, {std::move(incident_lane)}};
 }
 
 } // namespace belay

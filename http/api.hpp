@@ -2,6 +2,7 @@
 // actor (or reads storage) and renders with protocol/.
 #pragma once
 
+#include "actors/storage.hpp"
 #include "http/callers.hpp"
 #include "protocol/views.hpp"
 
@@ -26,6 +27,7 @@ class key_store;
 struct api {
   caf::actor_system& sys;
   caf::actor registry;
+  trigger_lane triggers;
   caf::actor dispatcher;
   storage::pool& db;
   key_store& keys;

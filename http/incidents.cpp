@@ -70,7 +70,7 @@ void create(api& a, const httplib::Request& req, httplib::Response& res) {
   auto& t = std::get<0>(parsed);
   trigger_command cmd{*org,     t.dedup_key,    t.title,  t.severity,
                       t.policy, t.details_json, req.body, false};
-  auto r = ask<trigger_reply>(a, a.registry, res, atom::trigger_v, cmd);
+  auto r = ask_trigger(a, res, std::move(cmd));
   if (!r)
     return;
   if (r->code == reply_code::unknown_policy)

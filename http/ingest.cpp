@@ -47,7 +47,7 @@ void pagerduty(api& a, const httplib::Request& req, httplib::Response& res) {
                         req.body,
                         integration->shadow,
                         "events"};
-    auto r = ask<trigger_reply>(a, a.registry, res, atom::trigger_v, cmd);
+    auto r = ask_trigger(a, res, std::move(cmd));
     if (!r)
       return;
     if (r->code == reply_code::unknown_policy)
@@ -89,7 +89,7 @@ void alertmanager(api& a, const httplib::Request& req, httplib::Response& res) {
       trigger_command cmd{integration->org_id, alert.dedup_key,     alert.title,
                           alert.severity,      integration->policy, "{}",
                           alert.payload_json,  integration->shadow, "alertmanager"};
-      auto r = ask<trigger_reply>(a, a.registry, res, atom::trigger_v, cmd);
+      auto r = ask_trigger(a, res, std::move(cmd));
       if (!r)
         return;
       if (r->code != reply_code::ok)

@@ -87,7 +87,8 @@ int serve(const belay::settings& s) {
   // PostgreSQL. Nap less often, and longer, once a worker has found nothing to do.
   cfg.set("work-stealing.aggressive-poll-attempts", 10);
   cfg.set("work-stealing.moderate-poll-attempts", 10);
-  cfg.set("work-stealing.moderate-sleep-duration", caf::timespan{std::chrono::microseconds{500}});
+  cfg.set("work-stealing.moderate-sleep-duration",
+          caf::timespan{std::chrono::microseconds{500}});
   caf::actor_system sys{cfg};
   belay::node_options opts;
   opts.database_url = s.database_url;
@@ -115,7 +116,8 @@ int serve(const belay::settings& s) {
   belay::storage::pool db{s.database_url, static_cast<size_t>(s.db_connections)};
   belay::key_store keys{db};
   belay::node_info info{s.node_id, BELAY_VERSION, node.d.clock.at(sys.clock().now()), 0};
-  belay::api a{sys, node.registry, node.dispatcher, db, keys, info, opts.storage_workers};
+  belay::api a{sys, node.registry, node.triggers, node.dispatcher,
+               db,  keys,          info,          opts.storage_workers};
   belay::server http{a, s.http_threads};
   int port = http.bind(s.listen, s.port);
   if (port < 0) {

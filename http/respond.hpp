@@ -86,4 +86,12 @@ std::optional<Reply> ask(api& a, const caf::actor& whom, httplib::Response& res,
   return out;
 }
 
+// Writes a trigger through the storage worker of its shard (actors/storage.hpp), and
+// waits for it as ask() does.
+inline std::optional<trigger_reply> ask_trigger(api& a, httplib::Response& res,
+                                                trigger_command cmd) {
+  auto& worker = a.triggers.worker_for(cmd.org_id, cmd.dedup_key);
+  return ask<trigger_reply>(a, worker, res, atom::trigger_v, std::move(cmd));
+}
+
 } // namespace belay

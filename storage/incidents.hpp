@@ -125,6 +125,7 @@ std::vector<timeline_entry> load_timeline(connection& c, int64_t org_id, int64_t
 } // namespace belay::storage
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::storage::upsert_result)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<belay::storage::upsert_result>)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::storage::trigger_event)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::storage::fire_event)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::optional<belay::storage::held_incident>)

@@ -6,6 +6,7 @@
 #include "support/policies.hpp"
 #include "support/test_node.hpp"
 
+#include <algorithm>
 #include <caf/event_based_actor.hpp>
 #include <catch2/catch.hpp>
 
@@ -18,33 +19,71 @@ struct outcome {
   int failed = 0;
 };
 
-// One storage worker on a provisioned database, under the test scheduler.
+// What a stand-in registry was told, in the order its mailbox had it.
+struct registry_log {
+  std::vector<int64_t> created;                 // incidents written new
+  std::vector<std::pair<int64_t, bool>> checks; // incident, already told of
+};
+
+// A registry stand-in: records what storage tells it, and on (atom::get, id) whether it
+// had been told of that incident by then.
+caf::behavior registry_stand_in(caf::event_based_actor*,
+                                std::shared_ptr<registry_log> log) {
+  return {
+      [log](atom::trigger, std::vector<storage::upsert_result>& written) {
+        for (auto& r : written)
+          if (r.created)
+            log->created.push_back(r.held.incident.id);
+      },
+      [log](atom::get, int64_t id) {
+        auto& c = log->created;
+        log->checks.emplace_back(id, std::find(c.begin(), c.end(), id) != c.end());
+      },
+  };
+}
+
+// One storage worker on a provisioned database, under the test scheduler, joined to a
+// registry stand-in.
 struct trigger_fixture {
   test::test_database db;
   int64_t org;
   test::simulated_system s;
-  caf::actor storage;
+  storage_actors storage;
+  std::shared_ptr<registry_log> told = std::make_shared<registry_log>();
+  caf::actor registry;
 
   trigger_fixture() {
     db.provision(test::ladder_org());
     org = db.org_id("acme");
     storage = spawn_storage(s.sys, db.url(), 1, false);
+    registry = s.sys.spawn(registry_stand_in, told);
+    caf::anon_send(storage.triggers.workers.at(0), atom::join_v,
+                   trigger_owner{registry, s.clock, "node", 30});
   }
-  ~trigger_fixture() { caf::anon_send_exit(storage, caf::exit_reason::user_shutdown); }
+  ~trigger_fixture() {
+    caf::anon_send_exit(storage.router, caf::exit_reason::user_shutdown);
+    caf::anon_send_exit(registry, caf::exit_reason::user_shutdown);
+  }
 
   // Queues `commands` in one go (so that they share a batch) and counts the answers.
+  // Each caller, once answered, asks the registry whether it knows the new incident yet,
+  // as an acknowledge sent after a 201 would.
   std::shared_ptr<outcome> trigger_all(std::vector<trigger_command> commands) {
     auto result = std::make_shared<outcome>();
     s.sys.spawn(
-        [result, commands](caf::event_based_actor* self, caf::actor storage) {
-          for (auto& cmd : commands) {
-            storage::trigger_event event{cmd, 1'000'000, {"node", 2'000'000}};
-            self->request(storage, caf::infinite, atom::trigger_v, uint64_t{0}, event)
-                .then([result](storage::upsert_result&) { ++result->ok; },
-                      [result](caf::error&) { ++result->failed; });
-          }
+        [result, commands](caf::event_based_actor* self, caf::actor worker,
+                           caf::actor registry) {
+          for (auto& cmd : commands)
+            self->request(worker, caf::infinite, atom::trigger_v, cmd)
+                .then(
+                    [self, result, registry](trigger_reply& r) {
+                      ++result->ok;
+                      if (r.created)
+                        self->send(registry, atom::get_v, r.incident.id);
+                    },
+                    [result](caf::error&) { ++result->failed; });
         },
-        storage);
+        storage.triggers.workers.at(0), registry);
     s.run();
     return result;
   }
@@ -56,7 +95,7 @@ TEST_CASE("a failing job in a batch fails alone, and the rest commit") {
   test::test_database db;
   db.sql().exec("CREATE TABLE scratch (n int PRIMARY KEY)");
   test::simulated_system s;
-  auto storage = spawn_storage(s.sys, db.url(), 1, false);
+  auto storage = spawn_storage(s.sys, db.url(), 1, false).router;
   auto result = std::make_shared<outcome>();
   s.sys.spawn(
       [result](caf::event_based_actor* self, caf::actor storage) {
@@ -105,4 +144,39 @@ TEST_CASE_METHOD(trigger_fixture, "a batch of triggers is one statement") {
   // All fifty rows were written by one transaction: one statement, one commit.
   auto r = db.sql().exec("SELECT count(DISTINCT xmin::text) FROM incident");
   CHECK(r.int64(0, 0) == 1);
+}
+
+TEST_CASE_METHOD(
+    trigger_fixture,
+    "the registry knows each new incident before its creator can ask about it") {
+  std::vector<trigger_command> commands;
+  for (int n = 0; n < 20; ++n)
+    commands.push_back({org, "k" + std::to_string(n % 10), "t", "critical", "default"});
+  CHECK(trigger_all(commands)->ok == 20);
+  CHECK(told->created.size() == 10);
+  REQUIRE(told->checks.size() == 10);
+  for (auto& [id, known] : told->checks) {
+    INFO("incident " << id);
+    CHECK(known);
+  }
+}
+
+TEST_CASE(
+    "a storage worker that joined no registry refuses triggers and writes nothing") {
+  test::test_database db;
+  db.provision(test::ladder_org());
+  test::simulated_system s;
+  auto storage = spawn_storage(s.sys, db.url(), 1, false);
+  auto failed = std::make_shared<bool>(false);
+  s.sys.spawn(
+      [failed](caf::event_based_actor* self, caf::actor worker, int64_t org) {
+        self->request(worker, caf::infinite, atom::trigger_v,
+                      trigger_command{org, "k", "t", "critical", "default"})
+            .then([](trigger_reply&) {}, [failed](caf::error&) { *failed = true; });
+      },
+      storage.triggers.workers.at(0), db.org_id("acme"));
+  s.run();
+  CHECK(*failed);
+  CHECK(db.sql().exec("SELECT count(*) FROM incident").int64(0, 0) == 0);
+  caf::anon_send_exit(storage.router, caf::exit_reason::user_shutdown);
 }

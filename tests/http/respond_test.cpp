@@ -20,7 +20,7 @@ struct ask_fixture {
   caf::actor_system sys{cfg};
   storage::pool db{"host=/nonexistent", 1}; // never opened
   key_store keys{db};
-  api a{sys, {}, {}, db, keys, {}, 0};
+  api a{sys, {}, {}, {}, db, keys, {}, 0};
   httplib::Response res;
 
   ask_fixture() { a.actor_timeout = 200ms; }

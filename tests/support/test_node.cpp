@@ -28,7 +28,8 @@ void test_node::stop() {
 }
 
 trigger_reply test_node::trigger(trigger_command cmd) {
-  return ask<trigger_reply>(n.registry, atom::trigger_v, std::move(cmd));
+  auto& worker = n.triggers.worker_for(cmd.org_id, cmd.dedup_key);
+  return ask<trigger_reply>(worker, atom::trigger_v, std::move(cmd));
 }
 
 trigger_reply test_node::trigger(int64_t org, const std::string& key,
