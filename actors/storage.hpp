@@ -12,7 +12,8 @@
 // of their shard (trigger_lane), which stamps them with the node's clock and lease,
 // writes them in its next batch and, after COMMIT and before answering anyone, tells
 // the registry what the batch wrote, so the registry holds every new incident before
-// its creator can act on it. The hops they skip cost ~20% of ingest (bench/README.md).
+// its creator can act on it. Skipping those hops gained 12-13% on ingest
+// (bench/README.md).
 //
 //   worker: (atom::join, trigger_owner)                 from start_node, before any
 //   trigger worker: (atom::trigger, trigger_command) -> trigger_reply     after the write
