@@ -5,11 +5,14 @@
 #include "http/api.hpp"
 #include "protocol/error.hpp"
 
+#include <algorithm>
+#include <chrono>
 #include <httplib.h>
 #include <optional>
 #include <spdlog/spdlog.h>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace belay {
 
@@ -52,38 +55,74 @@ std::string bearer_key(const httplib::Request& req);
 std::optional<int64_t> authenticate(api& a, const httplib::Request& req,
                                     httplib::Response& res);
 
-// Asks an actor and waits (bounded by api::actor_timeout). On failure answers 503
-// and returns nullopt: the caller's write may or may not have happened, which is
-// exactly what 503 tells a client that retries.
+// One request for ask_all: whom to ask, and what.
+struct request_to {
+  caf::actor whom;
+  caf::message msg;
+};
+
+// Sends every request at once (so that storage can write them in one batch), then waits
+// for all the answers, in order, bounded by api::actor_timeout in all. On any failure
+// answers 503 and returns nullopt: the callers' writes may or may not have happened,
+// which is exactly what 503 tells a client that retries.
+template <class Reply>
+std::optional<std::vector<Reply>> ask_all(api& a, httplib::Response& res,
+                                          std::vector<request_to> requests) {
+  auto self = a.callers.take(a.sys);
+  std::vector<caf::message_id> ids;
+  ids.reserve(requests.size());
+  for (auto& r : requests)
+    ids.push_back((*self)->request(r.whom, caf::infinite, std::move(r.msg)).id());
+  // The deadline is this thread's own wait for the answers. A timeout given to
+  // request() would be scheduled on CAF's clock thread instead, and wake it twice per
+  // request. response_handle::receive takes no `after`, so this is what it does, plus
+  // the deadline (varargs_receive is public in CAF 0.17; tests/http/respond_test.cpp
+  // pins the behaviour).
+  auto deadline = std::chrono::steady_clock::now() + a.actor_timeout;
+  std::vector<Reply> replies;
+  replies.reserve(ids.size());
+  size_t answered = 0;
+  std::string failure;
+  for (auto id : ids) {
+    caf::blocking_actor::accept_one_cond once;
+    auto left = std::max(deadline - std::chrono::steady_clock::now(),
+                         std::chrono::steady_clock::duration::zero());
+    (*self)->varargs_receive(
+        once, id,
+        [&](Reply& r) {
+          ++answered;
+          replies.push_back(std::move(r));
+        },
+        [&](caf::error& e) {
+          ++answered;
+          failure = to_string(e);
+        },
+        caf::after(left) >> [&] { failure = "no answer in time"; });
+    if (!failure.empty())
+      break;
+  }
+  // Only a caller that got every answer may come back: one that stopped waiting may
+  // still get the late ones.
+  if (answered == ids.size())
+    a.callers.give_back(std::move(self));
+  if (failure.empty())
+    return replies;
+  // The cause (a database error, say) goes to the log, not to the caller.
+  spdlog::warn("request failed: {}", failure);
+  reply_error(res, 503, "unavailable", "belay could not complete the request; retry");
+  return std::nullopt;
+}
+
+// Asks an actor and waits, as ask_all does.
 template <class Reply, class... Ts>
 std::optional<Reply> ask(api& a, const caf::actor& whom, httplib::Response& res,
                          Ts&&... xs) {
-  std::optional<Reply> out;
-  auto unavailable = [&](const std::string& why) {
-    // The cause (a database error, say) goes to the log, not to the caller.
-    spdlog::warn("request failed: {}", why);
-    reply_error(res, 503, "unavailable", "belay could not complete the request; retry");
-  };
-  auto self = a.callers.take(a.sys);
-  auto handle = (*self)->request(whom, caf::infinite, std::forward<Ts>(xs)...);
-  // The deadline is this thread's own wait for the answer. A timeout given to request()
-  // would be scheduled on CAF's clock thread instead, and wake it twice per request.
-  // response_handle::receive takes no `after`, so this is what it does, plus the
-  // deadline (varargs_receive is public in CAF 0.17; tests/http/respond_test.cpp pins
-  // the behaviour).
-  caf::blocking_actor::accept_one_cond once;
-  bool answered = true;
-  (*self)->varargs_receive(
-      once, handle.id(), [&](Reply& r) { out = std::move(r); },
-      [&](caf::error& e) { unavailable(to_string(e)); },
-      caf::after(a.actor_timeout) >>
-          [&] {
-            answered = false;
-            unavailable("no answer in time");
-          });
-  if (answered)
-    a.callers.give_back(std::move(self));
-  return out;
+  std::vector<request_to> one;
+  one.push_back({whom, caf::make_message(std::forward<Ts>(xs)...)});
+  auto replies = ask_all<Reply>(a, res, std::move(one));
+  if (!replies)
+    return std::nullopt;
+  return std::move(replies->front());
 }
 
 // Writes a trigger through the storage worker of its shard (actors/storage.hpp), and

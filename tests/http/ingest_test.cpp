@@ -348,6 +348,34 @@ TEST_CASE("Alertmanager webhook: firing opens, repeats deduplicate, resolved res
             "SELECT count(*) FROM incident WHERE dedup_key = '2f7a1c9e0b3d4f56'") == 2);
 }
 
+TEST_CASE("an Alertmanager webhook's alerts are written together, in order per alert") {
+  test::served_belay belay;
+  const std::string path = "/api/v1/integrations/alertmanager";
+  std::vector<std::string> alerts;
+  for (int n = 0; n < 200; ++n) {
+    auto fingerprint = "bulk" + std::to_string(n);
+    alerts.push_back(am_alert("firing", "Bulk" + std::to_string(n), fingerprint,
+                              "warning", "bulk alert " + std::to_string(n)));
+  }
+  check_counts(belay.post(path, am_webhook("firing", alerts), "alpha-am"), 200, 0, 0, 0);
+  // One transaction per alert would be 200; written together they share a few.
+  auto commits =
+      belay.count("SELECT count(DISTINCT xmin::text) FROM incident WHERE dedup_key LIKE "
+                  "'bulk%'");
+  CHECK(commits < 100);
+
+  // The same alert firing, then resolved, then firing again in one webhook: each event
+  // acts after the one before it.
+  auto fires = am_alert("firing", "Flap", "flap0001", "warning", "flapping");
+  auto stops = am_alert("resolved", "Flap", "flap0001", "warning", "flapping");
+  check_counts(belay.post(path, am_webhook("firing", {fires, stops, fires}), "alpha-am"),
+               2, 0, 1, 0);
+  CHECK(belay.count("SELECT count(*) FROM incident WHERE dedup_key = 'flap0001' AND "
+                    "status = 'RESOLVED'") == 1);
+  CHECK(belay.count("SELECT count(*) FROM incident WHERE dedup_key = 'flap0001' AND "
+                    "status = 'OPEN'") == 1);
+}
+
 namespace {
 
 // Sends `request` as raw bytes and returns the status line, or "" after `timeout`.

@@ -36,6 +36,30 @@ caf::behavior answers_some(caf::event_based_actor* self) {
   };
 }
 
+// Answers (atom::get, n) with n + 1, but only once `expected` of them arrived: a caller
+// that waits for each answer before it asks again never gets one.
+caf::behavior answers_when_all_arrived(caf::event_based_actor* self, size_t expected) {
+  using waiting = std::vector<std::pair<caf::typed_response_promise<int>, int>>;
+  auto held = std::make_shared<waiting>();
+  return {
+      [self, held, expected](atom::get, int n) {
+        auto rp = self->make_response_promise<int>();
+        held->emplace_back(rp, n);
+        if (held->size() == expected)
+          for (auto& [promise, m] : *held)
+            promise.deliver(m + 1);
+        return rp;
+      },
+  };
+}
+
+std::vector<request_to> gets(const caf::actor& whom, std::vector<int> ns) {
+  std::vector<request_to> out;
+  for (auto n : ns)
+    out.push_back({whom, caf::make_message(atom::get_v, n)});
+  return out;
+}
+
 } // namespace
 
 TEST_CASE_METHOD(ask_fixture, "ask returns the answer") {
@@ -75,5 +99,25 @@ TEST_CASE_METHOD(ask_fixture, "the waiting actor is reused, except after a timeo
   // The one that gave up may still get its late answer: it is not asked with again.
   CHECK_FALSE(ask<int>(a, actor, res, atom::get_v).has_value());
   CHECK(asker() != first);
+  caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
+}
+
+TEST_CASE_METHOD(ask_fixture,
+                 "ask_all sends every request before it waits, and keeps order") {
+  auto actor = sys.spawn(answers_when_all_arrived, size_t{5});
+  auto replies = ask_all<int>(a, res, gets(actor, {10, 20, 30, 40, 50}));
+  REQUIRE(replies.has_value());
+  CHECK(*replies == std::vector<int>{11, 21, 31, 41, 51});
+  caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
+}
+
+TEST_CASE_METHOD(ask_fixture, "ask_all costs 503 when any answer fails or is late") {
+  auto actor = sys.spawn(answers_some);
+  std::vector<request_to> requests = gets(actor, {1, 2});
+  requests.push_back({actor, caf::make_message(atom::get_v)}); // never answered
+  auto start = std::chrono::steady_clock::now();
+  CHECK_FALSE(ask_all<int>(a, res, std::move(requests)).has_value());
+  CHECK(res.status == 503);
+  CHECK(std::chrono::steady_clock::now() - start >= 200ms);
   caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
 }
