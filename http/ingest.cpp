@@ -94,6 +94,50 @@ std::vector<am_wave> waves_of(const std::vector<protocol::am_alert>& alerts) {
   return waves;
 }
 
+// Writes a wave of firing alerts and counts what became of each; false after answering
+// 503.
+bool fire(api& a, httplib::Response& res, const storage::integration_row& integration,
+          const am_wave& wave, protocol::am_counts& counts) {
+  std::vector<request_to> requests;
+  for (auto* alert : wave.alerts) {
+    trigger_command cmd{integration.org_id,  alert->dedup_key,   alert->title,
+                        alert->severity,     integration.policy, "{}",
+                        alert->payload_json, integration.shadow, "alertmanager"};
+    auto& worker = a.triggers.worker_for(cmd.org_id, cmd.dedup_key);
+    requests.push_back({worker, caf::make_message(atom::trigger_v, std::move(cmd))});
+  }
+  auto replies = ask_all<trigger_reply>(a, res, std::move(requests));
+  if (!replies)
+    return false;
+  for (auto& r : *replies) {
+    if (r.code != reply_code::ok)
+      ++counts.ignored;
+    else if (r.created)
+      ++counts.created;
+    else
+      ++counts.deduplicated;
+  }
+  return true;
+}
+
+// The same for a wave of resolved alerts.
+bool resolve(api& a, httplib::Response& res, const storage::integration_row& integration,
+             const am_wave& wave, protocol::am_counts& counts) {
+  std::vector<request_to> requests;
+  for (auto* alert : wave.alerts) {
+    transition_command cmd{integration.org_id, 0,
+                           alert->dedup_key,   transition::resolve,
+                           "alertmanager",     "alertmanager"};
+    requests.push_back({a.registry, caf::make_message(atom::transit_v, std::move(cmd))});
+  }
+  auto replies = ask_all<transition_reply>(a, res, std::move(requests));
+  if (!replies)
+    return false;
+  for (auto& r : *replies)
+    ++(r.code == reply_code::ok ? counts.resolved : counts.ignored);
+  return true;
+}
+
 void alertmanager(api& a, const httplib::Request& req, httplib::Response& res) {
   auto key = bearer_key(req);
   if (key.empty())
@@ -112,43 +156,10 @@ void alertmanager(api& a, const httplib::Request& req, httplib::Response& res) {
   if (auto bad = find_unstorable(req.body, "alerts"))
     return reply_error(res, unstorable_error(*bad));
   protocol::am_counts counts;
-  for (auto& wave : waves_of(std::get<protocol::am_webhook>(parsed).alerts)) {
-    if (wave.firing) {
-      std::vector<request_to> requests;
-      for (auto* alert : wave.alerts) {
-        trigger_command cmd{integration->org_id, alert->dedup_key,    alert->title,
-                            alert->severity,     integration->policy, "{}",
-                            alert->payload_json, integration->shadow, "alertmanager"};
-        auto& worker = a.triggers.worker_for(cmd.org_id, cmd.dedup_key);
-        requests.push_back({worker, caf::make_message(atom::trigger_v, std::move(cmd))});
-      }
-      auto replies = ask_all<trigger_reply>(a, res, std::move(requests));
-      if (!replies)
-        return;
-      for (auto& r : *replies) {
-        if (r.code != reply_code::ok)
-          ++counts.ignored;
-        else if (r.created)
-          ++counts.created;
-        else
-          ++counts.deduplicated;
-      }
-    } else {
-      std::vector<request_to> requests;
-      for (auto* alert : wave.alerts) {
-        transition_command cmd{integration->org_id, 0,
-                               alert->dedup_key,    transition::resolve,
-                               "alertmanager",      "alertmanager"};
-        requests.push_back(
-            {a.registry, caf::make_message(atom::transit_v, std::move(cmd))});
-      }
-      auto replies = ask_all<transition_reply>(a, res, std::move(requests));
-      if (!replies)
-        return;
-      for (auto& r : *replies)
-        ++(r.code == reply_code::ok ? counts.resolved : counts.ignored);
-    }
-  }
+  for (auto& wave : waves_of(std::get<protocol::am_webhook>(parsed).alerts))
+    if (!(wave.firing ? fire(a, res, *integration, wave, counts)
+                      : resolve(a, res, *integration, wave, counts)))
+      return;
   reply_json(res, 200, protocol::render_am_counts(counts));
 }
 
