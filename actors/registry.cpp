@@ -98,19 +98,19 @@ void transit_in_storage(self_ptr self, caf::typed_response_promise<transition_re
           [rp](caf::error& err) mutable { rp.deliver(err); });
 }
 
-std::vector<int64_t> held_ids(self_ptr self) {
-  std::vector<int64_t> ids;
-  ids.reserve(self->state.by_id.size());
+storage::incident_keys held_keys(self_ptr self) {
+  storage::incident_keys keys;
+  keys.reserve(self->state.by_id.size());
   for (auto& [id, held] : self->state.by_id)
-    ids.push_back(id);
-  return ids;
+    keys.emplace_back(held.org_id, id);
+  return keys;
 }
 
-// Of `ids`, the incidents acknowledged or resolved by now: each held actor among them
+// Of `keys`, the incidents acknowledged or resolved by now: each held actor among them
 // takes its row as it stands, as it would on the local path.
-void tell_settled(self_ptr self, std::vector<int64_t> ids) {
+void tell_settled(self_ptr self, storage::incident_keys keys) {
   auto job = make_db_job(
-      [ids](storage::connection& c) { return storage::settled_among(c, ids); });
+      [keys](storage::connection& c) { return storage::settled_among(c, keys); });
   self->request(self->state.d.storage, caf::infinite, atom::run_v, job)
       .then(
           [self](std::vector<storage::held_incident>& settled) {
@@ -128,7 +128,7 @@ void tell_settled(self_ptr self, std::vector<int64_t> ids) {
 // stop (until then, the step compare-and-set kept the two nodes from paging twice).
 void let_go(self_ptr self) {
   auto job = make_db_job(
-      [node = self->state.d.node_id, held = held_ids(self)](storage::connection& c) {
+      [node = self->state.d.node_id, held = held_keys(self)](storage::connection& c) {
         return storage::owned_elsewhere(c, node, held);
       });
   self->request(self->state.d.storage, caf::infinite, atom::run_v, job)
@@ -271,10 +271,10 @@ caf::behavior registry(caf::stateful_actor<registry_state>* self, deps d) {
       [self](atom::transit, int64_t org, int64_t id) {
         // Acknowledged or resolved through some node (NOTIFY).
         if (held_actor(self, org, id))
-          tell_settled(self, {id});
+          tell_settled(self, {{org, id}});
       },
       // The listener was deaf for a while: catch up on every held incident.
-      [self](atom::transit) { tell_settled(self, held_ids(self)); },
+      [self](atom::transit) { tell_settled(self, held_keys(self)); },
       [self](atom::renew) { renew(self); },
       [self](atom::views, int64_t org) {
         std::vector<caf::actor> of_org;

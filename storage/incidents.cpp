@@ -147,21 +147,27 @@ const std::string take_over_sql =
     "UPDATE incident SET owner = $1, lease_expires_at = belay_ts($3) "
     "WHERE status <> 'RESOLVED' AND owner = $2 RETURNING " BELAY_INCIDENT_COLUMNS;
 
+// The incidents of `keys`, through the primary key (org_id, id): $1 orgs, $2 ids.
+#define BELAY_AMONG_KEYS                                                                 \
+  "(org_id, id) IN (SELECT * FROM unnest($1::bigint[], $2::bigint[]))"
+
 const std::string settled_among_sql =
-    "SELECT " BELAY_INCIDENT_COLUMNS " FROM incident WHERE id = ANY($1::bigint[]) "
-    "AND status IN ('ACKNOWLEDGED', 'RESOLVED')";
+    "SELECT " BELAY_INCIDENT_COLUMNS " FROM incident WHERE " BELAY_AMONG_KEYS
+    " AND status IN ('ACKNOWLEDGED', 'RESOLVED')";
 
-// A bigint[] parameter: {1,2,3}.
-std::string id_array(const std::vector<int64_t>& ids) {
-  std::string out = "{";
-  for (auto id : ids)
-    out += (out.size() > 1 ? "," : "") + std::to_string(id);
-  return out + "}";
+const std::string owned_elsewhere_sql = "SELECT id FROM incident WHERE " BELAY_AMONG_KEYS
+                                        " AND owner <> $3 AND status <> 'RESOLVED'";
+
+// The orgs and the ids of `keys` as two bigint[] parameters: {1,2,3}.
+std::pair<std::string, std::string> key_arrays(const incident_keys& keys) {
+  std::string orgs = "{", ids = "{";
+  for (auto& [org, id] : keys) {
+    auto sep = orgs.size() > 1 ? "," : "";
+    orgs += sep + std::to_string(org);
+    ids += sep + std::to_string(id);
+  }
+  return {orgs + "}", ids + "}"};
 }
-
-const std::string owned_elsewhere_sql =
-    "SELECT id FROM incident WHERE id = ANY($2::bigint[]) AND owner <> $1 "
-    "AND status <> 'RESOLVED'";
 
 const std::string list_sql =
     "SELECT " BELAY_INCIDENT_COLUMNS
@@ -230,16 +236,18 @@ lease_renewal renew_lease(connection& c, const ownership& owner, micros now) {
 }
 
 std::vector<int64_t> owned_elsewhere(connection& c, const std::string& node,
-                                     const std::vector<int64_t>& ids) {
-  auto r = c.query(owned_elsewhere_sql, node, id_array(ids));
+                                     const incident_keys& keys) {
+  auto [orgs, ids] = key_arrays(keys);
+  auto r = c.query(owned_elsewhere_sql, orgs, ids, node);
   std::vector<int64_t> out;
   for (int i = 0; i < r.rows(); ++i)
     out.push_back(r.int64(i, 0));
   return out;
 }
 
-std::vector<held_incident> settled_among(connection& c, const std::vector<int64_t>& ids) {
-  auto r = c.query(settled_among_sql, id_array(ids));
+std::vector<held_incident> settled_among(connection& c, const incident_keys& keys) {
+  auto [orgs, ids] = key_arrays(keys);
+  auto r = c.query(settled_among_sql, orgs, ids);
   std::vector<held_incident> out;
   for (int i = 0; i < r.rows(); ++i)
     out.push_back(read_held(r, i));

@@ -9,6 +9,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace belay::storage {
@@ -105,12 +106,15 @@ struct lease_renewal {
 // transaction of its own unless the caller's.
 lease_renewal renew_lease(connection& c, const ownership& owner, micros now);
 
-// Of the incidents `ids`, those now owned by another node.
-std::vector<int64_t> owned_elsewhere(connection& c, const std::string& node,
-                                     const std::vector<int64_t>& ids);
+// Incidents by their primary key: (org id, incident id) each.
+using incident_keys = std::vector<std::pair<int64_t, int64_t>>;
 
-// Of the incidents `ids`, those acknowledged or resolved, as they stand.
-std::vector<held_incident> settled_among(connection& c, const std::vector<int64_t>& ids);
+// Of the incidents `keys`, the ids of those now owned by another node than `node`.
+std::vector<int64_t> owned_elsewhere(connection& c, const std::string& node,
+                                     const incident_keys& keys);
+
+// Of the incidents `keys`, those acknowledged or resolved, as they stand.
+std::vector<held_incident> settled_among(connection& c, const incident_keys& keys);
 
 struct incident_page {
   std::vector<incident_record> incidents;
