@@ -103,8 +103,7 @@ bool fire(api& a, httplib::Response& res, const storage::integration_row& integr
     trigger_command cmd{integration.org_id,  alert->dedup_key,   alert->title,
                         alert->severity,     integration.policy, "{}",
                         alert->payload_json, integration.shadow, "alertmanager"};
-    auto& worker = a.triggers.worker_for(cmd.org_id, cmd.dedup_key);
-    requests.push_back({worker, caf::make_message(atom::trigger_v, std::move(cmd))});
+    requests.push_back(trigger_request(a, std::move(cmd)));
   }
   auto replies = ask_all<trigger_reply>(a, res, std::move(requests));
   if (!replies)

@@ -125,12 +125,17 @@ std::optional<Reply> ask(api& a, const caf::actor& whom, httplib::Response& res,
   return std::move(replies->front());
 }
 
-// Writes a trigger through the storage worker of its shard (actors/storage.hpp), and
-// waits for it as ask() does.
+// A trigger goes to the storage worker of its shard (actors/storage.hpp).
+inline request_to trigger_request(const api& a, trigger_command cmd) {
+  auto& worker = a.triggers.worker_for(cmd.org_id, cmd.dedup_key);
+  return {worker, caf::make_message(atom::trigger_v, std::move(cmd))};
+}
+
+// Writes a trigger and waits for it, as ask() does.
 inline std::optional<trigger_reply> ask_trigger(api& a, httplib::Response& res,
                                                 trigger_command cmd) {
-  auto& worker = a.triggers.worker_for(cmd.org_id, cmd.dedup_key);
-  return ask<trigger_reply>(a, worker, res, atom::trigger_v, std::move(cmd));
+  auto r = trigger_request(a, std::move(cmd));
+  return ask<trigger_reply>(a, r.whom, res, std::move(r.msg));
 }
 
 } // namespace belay
