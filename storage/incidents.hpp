@@ -32,7 +32,7 @@ struct ownership {
   micros lease_until = 0;
 };
 
-// One trigger event as the registry hands it to storage: the command, when it arrived,
+// One trigger event as a storage worker writes it: the command, when it arrived,
 // and the lease this node takes on the incident if the event creates it.
 struct trigger_event {
   trigger_command cmd;
@@ -128,9 +128,7 @@ std::vector<timeline_entry> load_timeline(connection& c, int64_t org_id, int64_t
 
 } // namespace belay::storage
 
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::storage::upsert_result)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<belay::storage::upsert_result>)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::storage::trigger_event)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::storage::fire_event)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::optional<belay::storage::held_incident>)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<belay::storage::held_incident>)
