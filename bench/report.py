@@ -71,6 +71,39 @@ def present(scenario):
 http, _, _ = median("floors", "http_eps", "floor")
 db, _, _ = median("floors", "db_tps", "floor")
 am_in, _, _ = median("peer_ingest", "eps", "peer")
+http_cpu, _, _ = median("floors", "http_cpu", "floor")
+cores = float(meta.get("nproc", 2))
+
+
+def storage_floor(mode):
+    eps, _, _ = median("floors", f"storage_{mode}_eps", "floor")
+    cpu, _, _ = median("floors", f"storage_{mode}_cpu", "floor")
+    return eps, cpu
+
+
+def ceiling(store_eps, store_cpu):
+    """Events/s if belay's own work cost nothing: each event still costs the HTTP floor's CPU
+    per request plus the storage floor's CPU per event, on the same cores."""
+    if None in (http, http_cpu, store_eps, store_cpu) or 0 in (http, store_eps):
+        return None
+    return cores / (http_cpu / http + store_cpu / store_eps)
+
+
+def floor_rows(scenario, v, mode):
+    """Context rows: belay against its own statement alone, and against the ceiling."""
+    s_eps, s_cpu = storage_floor(mode)
+    if s_eps is None:
+        return
+    row(scenario, "events/s vs storage floor (context)", fmt(v),
+        f"belay's trigger statement alone {fmt(s_eps)} ({fmt(s_cpu)} cores busy)",
+        ratio(v, s_eps), data={"belay": v, "storageFloor": s_eps, "cores": s_cpu})
+    c = ceiling(s_eps, s_cpu)
+    if c is not None:
+        row(scenario, "events/s vs ceiling: HTTP floor + storage floor on the same cores (context)",
+            fmt(v), f"ceiling {fmt(c)} = {ratio(c, http):.2f}× HTTP floor", ratio(v, c),
+            data={"belay": v, "ceiling": c, "ceilingVsHttpFloor": ratio(c, http)})
+
+
 am_pages, am_pages_note, _ = median("peer_notify", "pages_per_s", "peer")
 am_kib, _, _ = median("peer_notify", "kib_per_alert", "peer")
 am_kib_ingest, _, _ = median("peer_ingest", "kib_per_alert", "peer")
@@ -87,6 +120,7 @@ if present("ingest_new"):
         data={"belay": v, "peer": am_in})
     row("ingest-new", "events/s vs DB floor (context)", fmt(v),
         f"pgbench one-row upserts, 8 clients {fmt(db)}", ratio(v, db), data={"belay": v, "dbFloor": db})
+    floor_rows("ingest-new", v, "new")
     p50, _, _ = median("ingest_new", "p50")
     p99, _, _ = median("ingest_new", "p99")
     f50, _, _ = median("floors", "http_p50", "floor")
@@ -106,6 +140,7 @@ if present("ingest_dup"):
     ok = None if v is None else (v >= 15000 and (r is None or r >= 0.75))
     row("ingest-dup", "events/s, 100 hot keys", fmt(v), f"HTTP floor {fmt(http)}", r,
         "≥ 15,000 and ≥ 0.75× floor", ok, data={"belay": v, "floor": http, "runs": n})
+    floor_rows("ingest-dup", v, "dup")
 
 if present("latency"):
     p50, _, _ = median("latency", "p50")
