@@ -13,6 +13,7 @@
 #include "storage/db.hpp"
 #include "storage/incidents.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -101,6 +102,8 @@ void work(const options& o, int64_t org_id, int id, steady::time_point deadline,
           std::atomic<int64_t>& events, std::atomic<int64_t>& statements) {
   storage::connection c{o.url};
   size_t batch = static_cast<size_t>(o.in_flight / o.threads);
+  int64_t keys_each =
+      std::max(1, hot_keys / o.threads); // this worker's: id, id + threads, …
   int64_t n = 0;
   while (steady::now() < deadline) {
     std::vector<storage::trigger_event> b;
@@ -108,7 +111,7 @@ void work(const options& o, int64_t org_id, int id, steady::time_point deadline,
       auto key =
           o.mode == "new"
               ? o.prefix + "-" + std::to_string(id) + "-" + std::to_string(n)
-              : o.prefix + "-hot-" + std::to_string((n * o.threads + id) % hot_keys);
+              : o.prefix + "-hot-" + std::to_string(id + o.threads * (n % keys_each));
       b.push_back(event(o, org_id, key));
     }
     for (auto& r : storage::upsert_triggers(c, b))
