@@ -113,16 +113,21 @@ std::optional<std::vector<Reply>> ask_all(api& a, httplib::Response& res,
   return std::nullopt;
 }
 
-// Asks an actor and waits, as ask_all does.
-template <class Reply, class... Ts>
-std::optional<Reply> ask(api& a, const caf::actor& whom, httplib::Response& res,
-                         Ts&&... xs) {
+// Asks and waits, as ask_all does.
+template <class Reply>
+std::optional<Reply> ask(api& a, httplib::Response& res, request_to request) {
   std::vector<request_to> one;
-  one.push_back({whom, caf::make_message(std::forward<Ts>(xs)...)});
+  one.push_back(std::move(request));
   auto replies = ask_all<Reply>(a, res, std::move(one));
   if (!replies)
     return std::nullopt;
   return std::move(replies->front());
+}
+
+template <class Reply, class... Ts>
+std::optional<Reply> ask(api& a, const caf::actor& whom, httplib::Response& res,
+                         Ts&&... xs) {
+  return ask<Reply>(a, res, request_to{whom, caf::make_message(std::forward<Ts>(xs)...)});
 }
 
 // A trigger goes to the storage worker of its shard (actors/storage.hpp).
@@ -134,8 +139,7 @@ inline request_to trigger_request(const api& a, trigger_command cmd) {
 // Writes a trigger and waits for it, as ask() does.
 inline std::optional<trigger_reply> ask_trigger(api& a, httplib::Response& res,
                                                 trigger_command cmd) {
-  auto r = trigger_request(a, std::move(cmd));
-  return ask<trigger_reply>(a, r.whom, res, std::move(r.msg));
+  return ask<trigger_reply>(a, res, trigger_request(a, std::move(cmd)));
 }
 
 } // namespace belay
