@@ -301,7 +301,7 @@ storage_actors spawn_storage(caf::actor_system& sys, const std::string& database
   for (size_t i = 0; i < std::max<size_t>(workers, 1); ++i)
     all.push_back(detached ? sys.spawn<caf::detached>(storage_worker, database_url)
                            : sys.spawn(storage_worker, database_url));
-  auto half = all.begin() + std::max<size_t>(1, all.size() / 2);
+  auto half = all.begin() + incident_lane_size(all.size());
   std::vector<caf::actor> incident_lane{all.begin(), half};
   auto router =
       sys.spawn(storage_router, incident_lane, std::vector<caf::actor>{half, all.end()});

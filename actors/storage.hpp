@@ -36,6 +36,7 @@
 #include "actors/clock.hpp"
 #include "actors/fwd.hpp"
 
+#include <algorithm>
 #include <caf/actor.hpp>
 #include <caf/message.hpp>
 #include <functional>
@@ -71,6 +72,11 @@ struct storage_actors {
 
 storage_actors spawn_storage(caf::actor_system& sys, const std::string& database_url,
                              size_t workers, bool detached);
+
+// How many of `workers` database connections the incident lane gets: half, at least one.
+inline size_t incident_lane_size(size_t workers) {
+  return std::max<size_t>(1, workers / 2);
+}
 
 // Wraps a typed job (R(storage::connection&)) for the storage actor.
 template <class Job> db_job make_db_job(Job job) {

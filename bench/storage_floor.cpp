@@ -5,11 +5,13 @@
 // clients waiting. What ingest could reach if everything before the statement cost
 // nothing (bench/README.md).
 //
-//   belay_storage_floor --database-url URL --mode new|dup [--seconds 10] [--threads 2]
-//                       [--in-flight 64] [--org bench] [--policy bench-far] [--prefix p]
+//   belay_storage_floor --database-url URL --mode new|dup [--seconds 10]
+//                       [--db-connections 4] [--in-flight 64] [--org bench]
+//                       [--policy bench-far] [--prefix p]
 //
 // Prints one JSON line: {"events":…,"statements":…,"elapsedS":…,"eventsPerS":…}.
 
+#include "actors/storage.hpp"
 #include "storage/db.hpp"
 #include "storage/incidents.hpp"
 
@@ -33,7 +35,7 @@ struct options {
   std::string url;
   std::string mode;
   double seconds = 10;
-  int threads = 2;
+  int threads = 0; // the incident lane of belay's --db-connections (4 by default)
   int in_flight = 64;
   std::string org = "bench";
   std::string policy = "bench-far";
@@ -43,7 +45,7 @@ struct options {
 constexpr int hot_keys = 100; // as bench/wrk_dup.lua
 
 const char* usage = "usage: belay_storage_floor --database-url URL --mode new|dup "
-                    "[--seconds S] [--threads N] [--in-flight N] [--org NAME] "
+                    "[--seconds S] [--db-connections N] [--in-flight N] [--org NAME] "
                     "[--policy NAME] [--prefix P]\n";
 
 options parse(int argc, char** argv) {
@@ -59,8 +61,10 @@ options parse(int argc, char** argv) {
   o.mode = flags["--mode"];
   if (flags.count("--seconds"))
     o.seconds = std::atof(flags["--seconds"].c_str());
-  if (flags.count("--threads"))
-    o.threads = std::atoi(flags["--threads"].c_str());
+  auto connections = std::atoi(
+      flags.count("--db-connections") ? flags["--db-connections"].c_str() : "4");
+  o.threads =
+      static_cast<int>(incident_lane_size(static_cast<size_t>(std::max(1, connections))));
   if (flags.count("--in-flight"))
     o.in_flight = std::atoi(flags["--in-flight"].c_str());
   if (flags.count("--org"))
