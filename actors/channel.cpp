@@ -2,7 +2,6 @@
 
 #include "actors/metrics.hpp"
 #include "actors/storage.hpp"
-#include "storage/deliveries.hpp"
 
 #include <caf/actor_pool.hpp>
 #include <caf/actor_system.hpp>
@@ -13,7 +12,7 @@ namespace belay {
 
 namespace {
 
-using self_ptr = caf::stateful_actor<channel_state>*;
+using self_ptr = channel_actor::stateful_pointer<channel_state>;
 
 micros now(self_ptr self) {
   return self->state.d.clock.at(self->clock().now());
@@ -42,7 +41,7 @@ void note_outcome(self_ptr self, const storage::claimed_delivery& cd,
     auto due = out.next_attempt_at.value_or(now(self));
     st.retries[cd.delivery.id] = {cd.delivery.id, cd.delivery.incident_id,
                                   cd.delivery.target, cd.delivery.attempts + 1, due};
-    self->delayed_send(self, st.d.clock.until(due, self->clock().now()), atom::poll_v);
+    self->delayed_send(self, st.d.clock.until(due, self->clock().now()), atom::retry_v);
   } else if (out.status == "CANCELLED") {
     ++st.failed;
     count("cancelled");
@@ -87,7 +86,7 @@ void send_page(self_ptr self, storage::claimed_delivery cd) {
                     cd.delivery.step,
                     cd.delivery.attempts};
   ++st.waiting;
-  self->request(st.senders, caf::infinite, atom::run_v, st.config, std::move(p))
+  self->request(st.senders, caf::infinite, atom::send_v, st.config, std::move(p))
       .then(
           [self, cd](transport::send_result& res) {
             auto& st = self->state;
@@ -123,9 +122,7 @@ void claim(self_ptr self) {
                              now(self) +
                                  static_cast<micros>(st.opts.claim_lease_seconds * 1e6),
                              st.opts.claim_batch};
-  auto job =
-      make_db_job([req](storage::connection& c) { return storage::claim_due(c, req); });
-  self->request(st.d.storage, caf::infinite, atom::run_v, job)
+  self->request(st.d.storage, caf::infinite, atom::claim_v, std::move(req))
       .then(
           [self](std::vector<storage::claimed_delivery>& claimed) {
             auto& st = self->state;
@@ -140,7 +137,7 @@ void claim(self_ptr self) {
             auto& st = self->state;
             st.claiming = false;
             spdlog::error("channel {}: claim failed: {}", st.config.name, to_string(err));
-            self->delayed_send(self, st.d.db_retry, atom::poll_v);
+            self->delayed_send(self, st.d.db_retry, atom::retry_v);
           });
 }
 
@@ -150,9 +147,10 @@ struct sender_state {
 
 // `index` only names the worker; it also keeps CAF 0.17 off its argument-less spawn
 // path, which trips UBSan.
-caf::behavior sender(caf::stateful_actor<sender_state>*, size_t /*index*/) {
+sender_actor::behavior_type sender(sender_actor::stateful_pointer<sender_state>,
+                                   size_t /*index*/) {
   return {
-      [](atom::run, const channel_config& ch, const transport::page& p) {
+      [](atom::send, const channel_config& ch, const transport::page& p) {
         return transport::send(ch, p);
       },
   };
@@ -160,9 +158,9 @@ caf::behavior sender(caf::stateful_actor<sender_state>*, size_t /*index*/) {
 
 } // namespace
 
-caf::behavior channel(caf::stateful_actor<channel_state>* self, channel_config config,
-                      caf::actor senders, caf::actor dispatcher, delivery_options opts,
-                      deps d) {
+channel_actor::behavior_type channel(self_ptr self, channel_config config,
+                                     sender_actor senders, dispatcher_actor dispatcher,
+                                     delivery_options opts, deps d) {
   auto& st = self->state;
   st.config = std::move(config);
   st.senders = std::move(senders);
@@ -171,8 +169,8 @@ caf::behavior channel(caf::stateful_actor<channel_state>* self, channel_config c
   st.d = std::move(d);
   return {
       [self](atom::nudge) { claim(self); },
-      [self](atom::poll) { claim(self); },
-      [self](atom::get) {
+      [self](atom::retry) { claim(self); },
+      [self](atom::view) {
         auto& st = self->state;
         channel_view v{st.config, st.waiting, st.sending,   st.sent,
                        st.failed, st.dead,    st.ambiguous, {}};
@@ -183,14 +181,15 @@ caf::behavior channel(caf::stateful_actor<channel_state>* self, channel_config c
   };
 }
 
-caf::actor spawn_senders(caf::actor_system& sys, size_t workers, bool detached) {
+sender_actor spawn_senders(caf::actor_system& sys, size_t workers, bool detached) {
   auto index = std::make_shared<size_t>(0);
   auto factory = [&sys, detached, index] {
     auto i = (*index)++;
-    return detached ? sys.spawn<caf::detached>(sender, i) : sys.spawn(sender, i);
+    return caf::actor_cast<caf::actor>(detached ? sys.spawn<caf::detached>(sender, i)
+                                                : sys.spawn(sender, i));
   };
-  return caf::actor_pool::make(sys.dummy_execution_unit(), workers, factory,
-                               caf::actor_pool::round_robin());
+  return caf::actor_cast<sender_actor>(caf::actor_pool::make(
+      sys.dummy_execution_unit(), workers, factory, caf::actor_pool::round_robin()));
 }
 
 } // namespace belay

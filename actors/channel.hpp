@@ -1,18 +1,11 @@
-// One actor per configured channel: it claims due deliveries from the outbox, hands
-// each to a sender (a blocking transport call on its own thread), records the
-// outcome, schedules retries with backoff and writes dead letters. The ladder never
-// waits on any of this (G7).
-//
-//   (atom::nudge)                 deliveries may be due: claim now
-//   (atom::poll)                  timer: a retry is due
-//   (atom::get) -> channel_view   for the inspector
+// One actor per configured channel (channel_actor in actors/actors.hpp): it claims due
+// deliveries from the outbox, hands each to a sender (a blocking transport call on its
+// own thread), records the outcome, schedules retries with backoff and writes dead
+// letters. The ladder never waits on any of this (G7).
 #pragma once
 
 #include "actors/deps.hpp"
-#include "actors/fwd.hpp"
-#include "actors/transport/transport.hpp"
 
-#include <caf/stateful_actor.hpp>
 #include <map>
 
 namespace belay {
@@ -25,8 +18,8 @@ struct delivery_options {
 struct channel_state {
   static inline const char* name = "channel";
   channel_config config;
-  caf::actor senders;
-  caf::actor dispatcher;
+  sender_actor senders;
+  dispatcher_actor dispatcher;
   delivery_options opts;
   deps d;
   bool claiming = false;
@@ -37,16 +30,13 @@ struct channel_state {
   std::map<int64_t, scheduled_retry> retries;
 };
 
-caf::behavior channel(caf::stateful_actor<channel_state>* self, channel_config config,
-                      caf::actor senders, caf::actor dispatcher, delivery_options opts,
-                      deps d);
+channel_actor::behavior_type channel(channel_actor::stateful_pointer<channel_state> self,
+                                     channel_config config, sender_actor senders,
+                                     dispatcher_actor dispatcher, delivery_options opts,
+                                     deps d);
 
-// A pool of workers that make the blocking transport calls:
-//   (atom::run, channel_config, transport::page) -> transport::send_result
-caf::actor spawn_senders(caf::actor_system& sys, size_t workers, bool detached);
+// A pool of workers that make the blocking transport calls, round robin. CAF 0.17's
+// actor_pool is untyped; the handle says what every worker of it accepts.
+sender_actor spawn_senders(caf::actor_system& sys, size_t workers, bool detached);
 
 } // namespace belay
-
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::channel_config)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::transport::page)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::transport::send_result)

@@ -1,16 +1,17 @@
 // What every actor of a node is given at spawn time.
 #pragma once
 
+#include "actors/actors.hpp"
 #include "actors/clock.hpp"
 
-#include <caf/actor.hpp>
 #include <string>
 
 namespace belay {
 
 struct deps {
-  caf::actor storage;    // pool of storage workers (actors/storage.hpp)
-  caf::actor dispatcher; // delivery: nudged when a step inserts deliveries; may be empty
+  storage_actor storage; // the storage router (actors/storage.hpp)
+  dispatcher_actor
+      dispatcher; // delivery: nudged when a step inserts deliveries; may be empty
   wall_clock clock;
   std::string node_id;
   double lease_seconds = 30;

@@ -1,8 +1,6 @@
 #include "actors/dispatcher.hpp"
 
 #include "actors/gather.hpp"
-#include "actors/storage.hpp"
-#include "storage/deliveries.hpp"
 
 #include <caf/event_based_actor.hpp>
 #include <spdlog/spdlog.h>
@@ -11,7 +9,7 @@ namespace belay {
 
 namespace {
 
-using self_ptr = caf::stateful_actor<dispatcher_state>*;
+using self_ptr = dispatcher_actor::stateful_pointer<dispatcher_state>;
 
 micros now(self_ptr self) {
   return self->state.d.clock.at(self->clock().now());
@@ -19,70 +17,99 @@ micros now(self_ptr self) {
 
 void nudge_all(self_ptr self) {
   for (auto& [key, ch] : self->state.channels)
-    self->send(ch, atom::nudge_v);
+    self->send(ch.actor, atom::nudge_v);
+}
+
+// Spawns the channel's actor and watches it: one that dies is started again.
+void start_channel(self_ptr self, const channel_config& cfg) {
+  auto& st = self->state;
+  auto key = std::make_pair(cfg.org_id, cfg.name);
+  auto actor = self->spawn(channel, cfg, st.senders, dispatcher_actor{self},
+                           st.opts.delivery, st.d);
+  self->monitor(actor);
+  st.key_of[actor.address()] = key;
+  st.channels[key] = {cfg, actor};
 }
 
 void load_channels(self_ptr self) {
+  auto on_error = [self](caf::error& err) {
+    spdlog::error("dispatcher: cannot load channels: {}", to_string(err));
+    self->delayed_send(self, self->state.d.db_retry, atom::reload_v);
+  };
   // Claims held under our name are from before a restart: release them first.
-  auto job = make_db_job([node = self->state.d.node_id,
-                          at = now(self)](storage::connection& c) {
-    auto released = storage::release_claims_of(c, node, at);
-    if (!released.empty())
-      spdlog::info("dispatcher: {} delivery claim(s) from before the restart returned to "
-                   "the pool",
-                   released.size());
-    return storage::load_channels(c);
-  });
-  self->request(self->state.d.storage, caf::infinite, atom::run_v, job)
+  self->request(self->state.d.storage, caf::infinite, atom::release_v,
+                self->state.d.node_id, now(self))
       .then(
-          [self](std::vector<channel_config>& all) {
-            auto& st = self->state;
-            for (auto& cfg : all) {
-              auto key = std::make_pair(cfg.org_id, cfg.name);
-              if (st.channels.count(key))
-                continue;
-              st.channels[key] = self->spawn<caf::linked>(
-                  channel, cfg, st.senders, caf::actor{self}, st.opts.delivery, st.d);
-            }
-            st.loaded = true;
-            spdlog::info("dispatcher: {} channel actor(s)", st.channels.size());
-            nudge_all(self); // deliveries left over from before a restart
+          [self, on_error](storage::released_claims& released) {
+            if (!released.empty())
+              spdlog::info("dispatcher: {} delivery claim(s) from before the restart "
+                           "returned to the pool",
+                           released.size());
+            self->request(self->state.d.storage, caf::infinite, atom::channels_v)
+                .then(
+                    [self](std::vector<channel_config>& all) {
+                      auto& st = self->state;
+                      for (auto& cfg : all)
+                        if (!st.channels.count({cfg.org_id, cfg.name}))
+                          start_channel(self, cfg);
+                      st.loaded = true;
+                      spdlog::info("dispatcher: {} channel actor(s)", st.channels.size());
+                      nudge_all(self); // deliveries left over from before a restart
+                    },
+                    on_error);
           },
-          [self](caf::error& err) {
-            spdlog::error("dispatcher: cannot load channels: {}", to_string(err));
-            self->delayed_send(self, self->state.d.db_retry, atom::adopt_v);
-          });
+          on_error);
 }
 
 } // namespace
 
-caf::behavior dispatcher(caf::stateful_actor<dispatcher_state>* self, caf::actor senders,
-                         dispatcher_options opts, deps d) {
+dispatcher_actor::behavior_type dispatcher(self_ptr self, sender_actor senders,
+                                           dispatcher_options opts, deps d) {
   auto& st = self->state;
   st.senders = std::move(senders);
   st.opts = opts;
   st.d = std::move(d);
+  self->set_down_handler([self](caf::down_msg& msg) {
+    auto& st = self->state;
+    auto it = st.key_of.find(msg.source);
+    if (it == st.key_of.end())
+      return;
+    auto key = it->second;
+    st.key_of.erase(it);
+    auto ch = st.channels.find(key);
+    if (ch == st.channels.end() || st.stopping)
+      return;
+    spdlog::warn("dispatcher: channel '{}' stopped ({}); starting it again", key.second,
+                 to_string(msg.reason));
+    auto cfg = ch->second.config;
+    st.channels.erase(ch);
+    start_channel(self, cfg);
+    self->send(st.channels[key].actor, atom::nudge_v); // what it had claimed is pending
+  });
+  self->set_exit_handler([self](caf::exit_msg& msg) {
+    self->state.stopping = true;
+    for (auto& [key, ch] : self->state.channels)
+      self->send_exit(ch.actor, msg.reason);
+    self->quit(msg.reason);
+  });
   load_channels(self);
-  self->delayed_send(self, st.opts.poll_interval, atom::poll_v);
+  self->delayed_send(self, st.opts.poll_interval, atom::tick_v);
   return {
-      [self](atom::adopt) { load_channels(self); },
+      [self](atom::reload) { load_channels(self); },
       [self](atom::nudge, int64_t org, const std::string& name) {
         auto& st = self->state;
         if (auto it = st.channels.find({org, name}); it != st.channels.end())
-          self->send(it->second, atom::nudge_v);
+          self->send(it->second.actor, atom::nudge_v);
         else if (!st.loaded)
           return; // the initial load nudges every channel anyway
         else
           spdlog::warn("dispatcher: no channel '{}' in org {}", name, org);
       },
-      [self](atom::nudge) { nudge_all(self); },
-      [self](atom::poll) {
-        auto job = make_db_job([at = now(self)](storage::connection& c) {
-          return storage::release_expired_claims(c, at);
-        });
-        self->request(self->state.d.storage, caf::infinite, atom::run_v, job)
+      [self](atom::nudge_all) { nudge_all(self); },
+      [self](atom::tick) {
+        self->request(self->state.d.storage, caf::infinite, atom::lapsed_v, now(self))
             .then(
-                [self](std::vector<std::pair<int64_t, std::string>>& released) {
+                [self](storage::released_claims& released) {
                   for (auto& [org, name] : released)
                     spdlog::warn("dispatcher: a claim on channel '{}' lapsed; returned "
                                  "to the pool",
@@ -93,16 +120,13 @@ caf::behavior dispatcher(caf::stateful_actor<dispatcher_state>* self, caf::actor
                   spdlog::error("dispatcher: cannot release lapsed claims: {}",
                                 to_string(err));
                 });
-        self->delayed_send(self, self->state.opts.poll_interval, atom::poll_v);
+        self->delayed_send(self, self->state.opts.poll_interval, atom::tick_v);
       },
       [self](atom::replay, int64_t org,
              int64_t dead_letter) -> caf::result<storage::replay_result> {
         auto rp = self->make_response_promise<storage::replay_result>();
-        auto job =
-            make_db_job([org, dead_letter, at = now(self)](storage::connection& c) {
-              return storage::replay_dead_letter(c, org, dead_letter, at);
-            });
-        self->request(self->state.d.storage, caf::infinite, atom::run_v, job)
+        self->request(self->state.d.storage, caf::infinite, atom::replay_v, org,
+                      dead_letter, now(self))
             .then(
                 [self, rp, org](storage::replay_result& r) mutable {
                   if (r.code == reply_code::ok)
@@ -113,16 +137,16 @@ caf::behavior dispatcher(caf::stateful_actor<dispatcher_state>* self, caf::actor
         return rp;
       },
       [self](atom::views, int64_t org) {
-        std::vector<caf::actor> of_org;
+        std::vector<channel_actor> of_org;
         for (auto& [key, ch] : self->state.channels)
           if (key.first == org)
-            of_org.push_back(ch);
+            of_org.push_back(ch.actor);
         return gather_views<channel_view>(self, of_org, std::chrono::seconds{2});
       },
-      [self](atom::get) {
-        std::vector<caf::actor> out;
+      [self](atom::children) {
+        std::vector<channel_actor> out;
         for (auto& [key, ch] : self->state.channels)
-          out.push_back(ch);
+          out.push_back(ch.actor);
         return out;
       },
   };

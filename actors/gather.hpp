@@ -2,18 +2,17 @@
 // time: the inspector's fan-out. A slow or dead actor is left out, not waited for.
 #pragma once
 
-#include "actors/fwd.hpp"
+#include "actors/actors.hpp"
 
-#include <caf/actor.hpp>
 #include <caf/result.hpp>
 #include <memory>
 #include <vector>
 
 namespace belay {
 
-template <class View, class Self>
-caf::result<std::vector<View>>
-gather_views(Self* self, const std::vector<caf::actor>& actors, caf::timespan timeout) {
+template <class View, class Self, class Handle>
+caf::result<std::vector<View>> gather_views(Self* self, const std::vector<Handle>& actors,
+                                            caf::timespan timeout) {
   auto rp = self->template make_response_promise<std::vector<View>>();
   if (actors.empty()) {
     rp.deliver(std::vector<View>{});
@@ -26,7 +25,7 @@ gather_views(Self* self, const std::vector<caf::actor>& actors, caf::timespan ti
       rp.deliver(std::move(*views));
   };
   for (auto& a : actors)
-    self->request(a, timeout, atom::get_v)
+    self->request(a, timeout, atom::view_v)
         .then([views, done](View& v) mutable { views->push_back(std::move(v)), done(); },
               [done](caf::error&) mutable { done(); });
   return rp;

@@ -1,9 +1,8 @@
 #include "actors/incident.hpp"
 
-#include "actors/ladder.hpp"
 #include "actors/metrics.hpp"
 #include "actors/storage.hpp"
-#include "storage/incidents.hpp"
+#include "protocol/ladder.hpp"
 
 #include <caf/event_based_actor.hpp>
 #include <set>
@@ -13,13 +12,13 @@ namespace belay {
 
 namespace {
 
-using self_ptr = caf::stateful_actor<incident_state>*;
+using self_ptr = incident_actor::stateful_pointer<incident_state>;
 
 micros now(self_ptr self) {
   return self->state.d.clock.at(self->clock().now());
 }
 
-// Every job about this incident goes to the same storage worker (see storage.hpp).
+// Every operation about this incident goes to the same storage worker (storage.hpp).
 uint64_t shard(self_ptr self) {
   return incident_shard(self->state.record.org_id, self->state.record.dedup_key);
 }
@@ -58,11 +57,8 @@ void retry_later(self_ptr self, const caf::error& err) {
 // The compare-and-set failed: the database knows better than we do.
 void reload(self_ptr self) {
   auto& st = self->state;
-  auto job =
-      make_db_job([org = st.record.org_id, id = st.record.id](storage::connection& c) {
-        return storage::load_incident(c, org, id);
-      });
-  self->request(st.d.storage, caf::infinite, atom::run_v, shard(self), job)
+  self->request(st.d.storage, caf::infinite, atom::load_v, shard(self), st.record.org_id,
+                st.record.id)
       .await(
           [self](std::optional<storage::held_incident>& h) {
             if (h)
@@ -88,12 +84,10 @@ void fire(self_ptr self) {
   // period's end is rare enough to run on its own.
   auto request = [&] {
     if (fired)
-      return self->request(st.d.storage, caf::infinite, atom::fire_v, shard(self),
+      return self->request(st.d.storage, caf::infinite, atom::fire_step_v, shard(self),
                            storage::fire_of(expected, *fired, next, at));
-    auto job = make_db_job([expected, at](storage::connection& c) {
-      return storage::exhaust(c, expected, at);
-    });
-    return self->request(st.d.storage, caf::infinite, atom::run_v, shard(self), job);
+    return self->request(st.d.storage, caf::infinite, atom::exhaust_v, shard(self),
+                         expected, at);
   };
   request().await(
       [self, fired, scheduled = expected.next_fire_at.value_or(at)](
@@ -126,8 +120,8 @@ void fire(self_ptr self) {
 
 } // namespace
 
-caf::behavior incident(caf::stateful_actor<incident_state>* self, incident_record rec,
-                       ladder_ptr ladder, deps d) {
+incident_actor::behavior_type incident(self_ptr self, incident_record rec,
+                                       ladder_ptr ladder, deps d) {
   self->state.record = std::move(rec);
   self->state.ladder = std::move(ladder);
   self->state.d = std::move(d);
@@ -139,13 +133,10 @@ caf::behavior incident(caf::stateful_actor<incident_state>* self, incident_recor
             self->state.record.status == status_open)
           fire(self);
       },
-      [self](atom::transit, transition_command cmd) -> caf::result<transition_reply> {
+      [self](atom::transition, transition_command& cmd) -> caf::result<transition_reply> {
         auto rp = self->make_response_promise<transition_reply>();
-        auto at = now(self);
-        auto job = make_db_job([cmd, at](storage::connection& c) {
-          return storage::apply_transition(c, cmd, at);
-        });
-        self->request(self->state.d.storage, caf::infinite, atom::run_v, shard(self), job)
+        self->request(self->state.d.storage, caf::infinite, atom::transition_v,
+                      shard(self), std::move(cmd), now(self))
             .await(
                 [self, rp](transition_reply& reply) mutable {
                   rp.deliver(reply);
@@ -155,18 +146,18 @@ caf::behavior incident(caf::stateful_actor<incident_state>* self, incident_recor
                 [rp](caf::error& err) mutable { rp.deliver(err); });
         return rp;
       },
-      [self](atom::transit, const incident_record& changed) {
+      [self](atom::settled, const incident_record& changed) {
         // Acknowledged or resolved in the database without us (by dedup key, or by
         // another node).
         follow(self, changed);
       },
-      [self](atom::trigger, const incident_record& seen) {
+      [self](atom::duplicate, const incident_record& seen) {
         // A duplicate was absorbed: only the evidence counters changed.
         auto& rec = self->state.record;
         rec.event_count = std::max(rec.event_count, seen.event_count);
         rec.last_seen_at = std::max(rec.last_seen_at, seen.last_seen_at);
       },
-      [self](atom::get) {
+      [self](atom::view) {
         auto& st = self->state;
         return incident_view{st.record, std::to_string(self->id()), st.up_since,
                              self->mailbox().size()};

@@ -1,19 +1,10 @@
-// One actor per non-resolved incident: it owns the escalation ladder and its timers.
-//
-//   (atom::fire, uint64_t generation)        timer: fire the due step or end the grace
-//   period (atom::transit, transition_command) -> transition_reply   ack / resolve, after
-//   commit (atom::transit, incident_record)         changed in the database without us:
-//   follow (atom::trigger, incident_record)         a duplicate was absorbed: fresh
-//   counters (atom::get) -> incident_view
-//
-// A step fires as one compare-and-set (storage::fire_steps, batched). Timers carry
-// a generation number: CAF 0.17 cannot cancel a delayed_send, so stale ones are dropped.
+// One actor per non-resolved incident (incident_actor in actors/actors.hpp): it owns the
+// escalation ladder and its timers. A step fires as one compare-and-set
+// (storage::fire_steps, batched). Timers carry a generation number: CAF 0.17 cannot
+// cancel a delayed_send, so stale ones are dropped.
 #pragma once
 
 #include "actors/deps.hpp"
-#include "actors/fwd.hpp"
-
-#include <caf/stateful_actor.hpp>
 
 namespace belay {
 
@@ -26,7 +17,8 @@ struct incident_state {
   deps d;
 };
 
-caf::behavior incident(caf::stateful_actor<incident_state>* self, incident_record rec,
-                       ladder_ptr ladder, deps d);
+incident_actor::behavior_type
+incident(incident_actor::stateful_pointer<incident_state> self, incident_record rec,
+         ladder_ptr ladder, deps d);
 
 } // namespace belay

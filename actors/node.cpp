@@ -2,10 +2,8 @@
 
 #include "actors/channel.hpp"
 #include "actors/dispatcher.hpp"
-#include "actors/fwd.hpp"
 #include "actors/registry.hpp"
 #include "actors/storage.hpp"
-#include "storage/incidents.hpp"
 #include "storage/listener.hpp"
 
 #include <caf/actor_system.hpp>
@@ -41,19 +39,21 @@ node start_node(caf::actor_system& sys, const node_options& opts, wall_clock clo
   n.d.dispatcher = n.dispatcher;
   n.registry = sys.spawn(registry, n.d);
   // Sent before start_node returns, so each worker's mailbox holds it ahead of any
-  // trigger: nothing can send one before there is a node to send it to.
-  for (auto& worker : n.triggers.workers)
-    caf::anon_send(worker, atom::join_v,
-                   trigger_owner{n.registry, clock, opts.node_id, opts.lease_seconds});
+  // trigger: nothing can send one before there is a node to send it to. The router
+  // keeps it for the workers it starts in place of ones that die.
+  trigger_owner owner{n.registry, clock, opts.node_id, opts.lease_seconds};
+  for (auto& worker : n.triggers.workers())
+    caf::anon_send(worker, atom::join_v, owner);
+  caf::anon_send(n.storage, atom::join_v, owner);
   if (opts.detached_io)
     n.listener = std::make_shared<storage::listener>(
         opts.database_url, storage::incident_channel,
         [registry = n.registry](const std::string& payload) {
           int64_t org = 0, id = 0;
           if (std::istringstream{payload} >> org >> id)
-            caf::anon_send(registry, atom::transit_v, org, id);
+            caf::anon_send(registry, atom::settled_v, org, id);
         },
-        [registry = n.registry] { caf::anon_send(registry, atom::transit_v); });
+        [registry = n.registry] { caf::anon_send(registry, atom::catch_up_v); });
   return n;
 }
 

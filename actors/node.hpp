@@ -4,7 +4,6 @@
 #include "actors/deps.hpp"
 #include "actors/storage.hpp"
 
-#include <caf/actor.hpp>
 #include <caf/actor_system_config.hpp>
 #include <memory>
 #include <string>
@@ -30,11 +29,11 @@ struct node_options {
 void configure(caf::actor_system_config& cfg);
 
 struct node {
-  caf::actor storage;    // the router: every storage job but triggers
-  trigger_lane triggers; // where triggers go (actors/storage.hpp)
-  caf::actor senders;
-  caf::actor dispatcher;
-  caf::actor registry;
+  storage_router_actor storage; // every storage operation but triggers
+  trigger_lane triggers;        // where triggers go (actors/storage.hpp)
+  sender_actor senders;
+  dispatcher_actor dispatcher;
+  registry_actor registry;
   // Hears acknowledges and resolves committed through other nodes (none in tests on
   // the test scheduler).
   std::shared_ptr<storage::listener> listener;

@@ -4,7 +4,6 @@
 #include "actors/incident.hpp"
 #include "actors/metrics.hpp"
 #include "actors/storage.hpp"
-#include "storage/incidents.hpp"
 
 #include <caf/event_based_actor.hpp>
 #include <caf/exit_reason.hpp>
@@ -14,7 +13,7 @@ namespace belay {
 
 namespace {
 
-using self_ptr = caf::stateful_actor<registry_state>*;
+using self_ptr = registry_actor::stateful_pointer<registry_state>;
 
 micros now(self_ptr self) {
   return self->state.d.clock.at(self->clock().now());
@@ -41,10 +40,10 @@ void hold(self_ptr self, storage::held_incident h) {
 }
 
 // The live actor holding the incident, if this node holds it for that org.
-caf::actor held_actor(self_ptr self, int64_t org, int64_t id) {
+incident_actor held_actor(self_ptr self, int64_t org, int64_t id) {
   auto it = self->state.by_id.find(id);
   return it != self->state.by_id.end() && it->second.org_id == org ? it->second.actor
-                                                                   : caf::actor{};
+                                                                   : incident_actor{};
 }
 
 // Counts a transition once it committed, whichever path it took.
@@ -60,9 +59,9 @@ void count_transition(const transition_command& cmd, const transition_reply& r) 
 // An incident actor died without resolving its incident: start it again from the
 // row, so its ladder resumes where the database says it stands.
 void respawn(self_ptr self, int64_t org, int64_t id) {
-  auto job = make_db_job(
-      [org, id](storage::connection& c) { return storage::load_incident(c, org, id); });
-  self->request(self->state.d.storage, caf::infinite, atom::run_v, job)
+  // By id the incident's shard is unknown; any worker of the lane will do for a read.
+  self->request(self->state.d.storage, caf::infinite, atom::load_v,
+                static_cast<uint64_t>(id), org, id)
       .then(
           [self](std::optional<storage::held_incident>& h) {
             if (h && h->incident.status != status_resolved) {
@@ -70,9 +69,9 @@ void respawn(self_ptr self, int64_t org, int64_t id) {
               hold(self, std::move(*h));
             }
           },
-          [self, id](caf::error& err) {
+          [self, org, id](caf::error& err) {
             spdlog::error("registry: cannot respawn incident {}: {}", id, to_string(err));
-            self->delayed_send(self, self->state.d.db_retry, atom::adopt_v);
+            self->delayed_send(self, self->state.d.db_retry, atom::load_v, org, id);
           });
 }
 
@@ -80,19 +79,17 @@ void respawn(self_ptr self, int64_t org, int64_t id) {
 // whole story.
 void transit_in_storage(self_ptr self, caf::typed_response_promise<transition_reply> rp,
                         transition_command cmd) {
-  auto job = make_db_job([cmd, at = now(self)](storage::connection& c) {
-    return storage::apply_transition(c, cmd, at);
-  });
   // By key, the incident's shard is known; by id it is not, and any worker will do.
   auto shard = cmd.incident_id == 0 ? incident_shard(cmd.org_id, cmd.dedup_key)
                                     : static_cast<uint64_t>(cmd.incident_id);
-  self->request(self->state.d.storage, caf::infinite, atom::run_v, shard, job)
+  self->request(self->state.d.storage, caf::infinite, atom::transition_v, shard, cmd,
+                now(self))
       .then(
           [self, rp, cmd](transition_reply& r) mutable {
             count_transition(cmd, r);
             if (r.code == reply_code::ok) // tell the local holder, if any
               if (auto actor = held_actor(self, cmd.org_id, r.incident.id))
-                self->send(actor, atom::transit_v, r.incident);
+                self->send(actor, atom::settled_v, r.incident);
             rp.deliver(std::move(r));
           },
           [rp](caf::error& err) mutable { rp.deliver(err); });
@@ -109,14 +106,12 @@ storage::incident_keys held_keys(self_ptr self) {
 // Of `keys`, the incidents acknowledged or resolved by now: each held actor among them
 // takes its row as it stands, as it would on the local path.
 void tell_settled(self_ptr self, storage::incident_keys keys) {
-  auto job = make_db_job(
-      [keys](storage::connection& c) { return storage::settled_among(c, keys); });
-  self->request(self->state.d.storage, caf::infinite, atom::run_v, job)
+  self->request(self->state.d.storage, caf::infinite, atom::settled_v, std::move(keys))
       .then(
           [self](std::vector<storage::held_incident>& settled) {
             for (auto& h : settled)
               if (auto actor = held_actor(self, h.incident.org_id, h.incident.id))
-                self->send(actor, atom::transit_v, h.incident);
+                self->send(actor, atom::settled_v, h.incident);
           },
           [](caf::error& err) {
             spdlog::warn("registry: cannot read acknowledged or resolved incidents: {}",
@@ -127,11 +122,8 @@ void tell_settled(self_ptr self, storage::incident_keys keys) {
 // Another node took over incidents while this node's lease had lapsed: their actors here
 // stop (until then, the step compare-and-set kept the two nodes from paging twice).
 void let_go(self_ptr self) {
-  auto job = make_db_job(
-      [node = self->state.d.node_id, held = held_keys(self)](storage::connection& c) {
-        return storage::owned_elsewhere(c, node, held);
-      });
-  self->request(self->state.d.storage, caf::infinite, atom::run_v, job)
+  self->request(self->state.d.storage, caf::infinite, atom::moved_v,
+                self->state.d.node_id, held_keys(self))
       .then(
           [self](std::vector<int64_t>& moved) {
             auto& st = self->state;
@@ -142,7 +134,7 @@ void let_go(self_ptr self) {
               auto actor = it->second.actor;
               st.id_of.erase(actor->address());
               st.by_id.erase(it);
-              self->demonitor(actor);
+              self->demonitor(actor.address());
               self->send_exit(actor, caf::exit_reason::user_shutdown);
             }
             spdlog::warn("registry: this node's lease had lapsed; other nodes took over "
@@ -163,10 +155,8 @@ caf::timespan renewal_interval(self_ptr self) {
 // Every third of the lease: renew it, and take over the incidents of nodes whose leases
 // lapsed (DESIGN.md section 9), so a node that dies still has its ladders run (G5).
 void renew(self_ptr self) {
-  auto job = make_db_job([own = owner(self), at = now(self)](storage::connection& c) {
-    return storage::renew_lease(c, own, at);
-  });
-  self->request(self->state.d.storage, caf::infinite, atom::run_v, job)
+  self->request(self->state.d.storage, caf::infinite, atom::renew_v, owner(self),
+                now(self))
       .then(
           [self](storage::lease_renewal& r) {
             if (r.lost)
@@ -187,7 +177,8 @@ void renew(self_ptr self) {
 
 } // namespace
 
-caf::behavior registry(caf::stateful_actor<registry_state>* self, deps d) {
+registry_actor::behavior_type
+registry(registry_actor::stateful_pointer<registry_state> self, deps d) {
   self->state.d = std::move(d);
   self->set_down_handler([self](caf::down_msg& msg) {
     auto& st = self->state;
@@ -212,7 +203,7 @@ caf::behavior registry(caf::stateful_actor<registry_state>* self, deps d) {
   });
   return {
       // What a storage worker of the trigger lane committed (actors/storage.hpp).
-      [self](atom::trigger, std::vector<storage::upsert_result>& written) {
+      [self](atom::written, std::vector<storage::upsert_result>& written) {
         auto& st = self->state;
         for (auto& r : written) {
           if (r.created) {
@@ -223,22 +214,22 @@ caf::behavior registry(caf::stateful_actor<registry_state>* self, deps d) {
           ++st.stats.deduplicated;
           // A duplicate of an incident held elsewhere stays with its owner (section 9).
           if (auto actor = held_actor(self, r.held.incident.org_id, r.held.incident.id))
-            self->send(actor, atom::trigger_v, r.held.incident); // fresh counts
+            self->send(actor, atom::duplicate_v, r.held.incident); // fresh counts
         }
       },
-      [self](atom::transit, transition_command cmd) -> caf::result<transition_reply> {
+      [self](atom::transition, transition_command& cmd) -> caf::result<transition_reply> {
         auto rp = self->make_response_promise<transition_reply>();
         // By dedup key, only the database knows which incident is current (another node
         // may have resolved ours and opened the next one): decide there, then tell the
         // local actor, if any, what became of its incident.
-        auto actor = cmd.incident_id == 0 ? caf::actor{}
+        auto actor = cmd.incident_id == 0 ? incident_actor{}
                                           : held_actor(self, cmd.org_id, cmd.incident_id);
         if (!actor) {
           transit_in_storage(self, rp, cmd);
           return rp;
         }
         // The actor may be exiting (a concurrent resolve): then the database decides.
-        self->request(actor, caf::infinite, atom::transit_v, cmd)
+        self->request(actor, caf::infinite, atom::transition_v, cmd)
             .then(
                 [rp, cmd](transition_reply& r) mutable {
                   count_transition(cmd, r);
@@ -251,11 +242,8 @@ caf::behavior registry(caf::stateful_actor<registry_state>* self, deps d) {
       },
       [self](atom::adopt) -> caf::result<size_t> {
         auto rp = self->make_response_promise<size_t>();
-        auto job =
-            make_db_job([own = owner(self), at = now(self)](storage::connection& c) {
-              return storage::adopt_unresolved(c, own, at);
-            });
-        self->request(self->state.d.storage, caf::infinite, atom::run_v, job)
+        self->request(self->state.d.storage, caf::infinite, atom::adopt_v, owner(self),
+                      now(self))
             .then(
                 [self, rp](std::vector<storage::held_incident>& all) mutable {
                   for (auto& h : all)
@@ -268,26 +256,27 @@ caf::behavior registry(caf::stateful_actor<registry_state>* self, deps d) {
                 [rp](caf::error& err) mutable { rp.deliver(err); });
         return rp;
       },
-      [self](atom::transit, int64_t org, int64_t id) {
+      [self](atom::settled, int64_t org, int64_t id) {
         // Acknowledged or resolved through some node (NOTIFY).
         if (held_actor(self, org, id))
           tell_settled(self, {{org, id}});
       },
       // The listener was deaf for a while: catch up on every held incident.
-      [self](atom::transit) { tell_settled(self, held_keys(self)); },
+      [self](atom::catch_up) { tell_settled(self, held_keys(self)); },
       [self](atom::renew) { renew(self); },
+      [self](atom::load, int64_t org, int64_t id) { respawn(self, org, id); },
       [self](atom::views, int64_t org) {
-        std::vector<caf::actor> of_org;
+        std::vector<incident_actor> of_org;
         for (auto& [id, held] : self->state.by_id)
           if (held.org_id == org)
             of_org.push_back(held.actor);
         return gather_views<incident_view>(self, of_org, std::chrono::seconds{2});
       },
-      [self](atom::get, int64_t id) {
+      [self](atom::holder, int64_t id) {
         auto it = self->state.by_id.find(id);
-        return it == self->state.by_id.end() ? caf::actor{} : it->second.actor;
+        return it == self->state.by_id.end() ? incident_actor{} : it->second.actor;
       },
-      [self](atom::get) {
+      [self](atom::stats) {
         auto stats = self->state.stats;
         stats.held = self->state.by_id.size();
         return stats;

@@ -8,18 +8,45 @@
 #include <caf/actor_system.hpp>
 #include <caf/event_based_actor.hpp>
 #include <caf/stateful_actor.hpp>
+#include <map>
 #include <optional>
 #include <spdlog/spdlog.h>
 
 namespace belay {
+
+trigger_lane::trigger_lane(std::vector<storage_worker_actor> workers) {
+  shared_->workers = std::move(workers);
+}
+
+storage_worker_actor trigger_lane::worker_for(uint64_t shard) const {
+  std::lock_guard lock{shared_->mutex};
+  return shared_->workers[shard % shared_->workers.size()];
+}
+
+storage_worker_actor trigger_lane::worker_for(int64_t org_id,
+                                              const std::string& dedup_key) const {
+  return worker_for(incident_shard(org_id, dedup_key));
+}
+
+std::vector<storage_worker_actor> trigger_lane::workers() const {
+  std::lock_guard lock{shared_->mutex};
+  return shared_->workers;
+}
+
+void trigger_lane::replace(size_t index, storage_worker_actor worker) {
+  std::lock_guard lock{shared_->mutex};
+  shared_->workers.at(index) = std::move(worker);
+}
 
 namespace {
 
 // Enough to amortise a commit, small enough to keep row locks short.
 constexpr size_t max_batch = 256;
 
+// An operation that is not batched into a shared statement: it runs in the batch's
+// transaction on its own, and its result answers `promise`.
 struct queued_job {
-  db_job job;
+  std::function<caf::message(storage::connection&)> run;
   caf::response_promise promise;
 };
 
@@ -51,7 +78,8 @@ template <class Item, class Result, class Reply = Result> struct statement_queue
   }
   void fail(const caf::error& err) {
     for (auto& p : promises)
-      p.deliver(err);
+      if (p.pending())
+        p.deliver(err);
   }
 };
 
@@ -61,7 +89,7 @@ using outcome_queue = statement_queue<storage::outcome_event, storage::recorded_
 using fire_queue = statement_queue<storage::fire_event, std::optional<incident_record>>;
 
 // What one transaction runs: a statement for the triggers, one for the steps, one for
-// the outcomes, then the other jobs.
+// the outcomes, then the other operations.
 struct batch {
   trigger_queue triggers;
   fire_queue fires;
@@ -76,17 +104,27 @@ struct batch {
                jobs.size() <=
            1;
   }
+  void fail(const caf::error& err) {
+    triggers.fail(err);
+    fires.fail(err);
+    outcomes.fail(err);
+    for (auto& j : jobs)
+      if (j.promise.pending())
+        j.promise.deliver(err);
+  }
 };
 
 struct storage_worker_state {
   static inline const char* name = "storage";
+  std::string url;
   std::unique_ptr<storage::connection> conn;
   batch queued;
+  batch running; // the batch being written now (failed whole if the worker dies)
   bool flush_pending = false;
   std::optional<trigger_owner> owner; // workers of the incident lane only
 };
 
-using worker_ptr = caf::stateful_actor<storage_worker_state>*;
+using worker_ptr = storage_worker_actor::stateful_pointer<storage_worker_state>;
 
 // Answers each request of `q` with its result, once its statement committed.
 template <class Item, class Result>
@@ -104,7 +142,7 @@ void answer(worker_ptr self, trigger_queue& q) {
     if (r.code == reply_code::ok)
       written.push_back(r);
   if (!written.empty())
-    self->send(self->state.owner->registry, atom::trigger_v, std::move(written));
+    self->send(self->state.owner->registry, atom::written_v, std::move(written));
   for (size_t i = 0; i < q.size(); ++i) {
     auto& r = q.results[i];
     if (r.code == reply_code::ok) // unknown policies are counted where they are answered
@@ -115,9 +153,9 @@ void answer(worker_ptr self, trigger_queue& q) {
   }
 }
 
-storage::connection& connection(worker_ptr self, const std::string& url) {
+storage::connection& connection(worker_ptr self) {
   if (!self->state.conn)
-    self->state.conn = std::make_unique<storage::connection>(url);
+    self->state.conn = std::make_unique<storage::connection>(self->state.url);
   return *self->state.conn;
 }
 
@@ -126,63 +164,65 @@ void forget_broken_connection(worker_ptr self) {
     self->state.conn.reset();
 }
 
-// Runs `work` in autocommit mode and answers through `promise`, or with the error.
-template <class Promise, class Work>
-void run_alone(worker_ptr self, const std::string& url, Promise& promise, Work work) {
+caf::error storage_error(const storage::db_error& e) {
+  return caf::make_error(caf::sec::runtime_error, std::string{e.what()});
+}
+
+// Runs one operation in autocommit mode and answers it, or with the error.
+void run_alone(worker_ptr self, queued_job& job) {
   try {
-    promise.deliver(work(connection(self, url)));
+    job.promise.deliver(job.run(connection(self)));
   } catch (const storage::db_error& e) {
     forget_broken_connection(self);
     spdlog::warn("storage: {}", e.what());
-    promise.deliver(caf::make_error(caf::sec::runtime_error, std::string{e.what()}));
+    job.promise.deliver(storage_error(e));
   }
 }
 
 template <class Queue>
-void run_each_alone(worker_ptr self, const std::string& url, Queue& q,
-                    typename Queue::write_fn write) {
+void run_each_alone(worker_ptr self, Queue& q, typename Queue::write_fn write) {
   while (q.size() > 0) {
     Queue one;
     one.take_from(q, 1);
     try {
-      one.write(connection(self, url), write);
+      one.write(connection(self), write);
     } catch (const storage::db_error& e) {
       forget_broken_connection(self);
       spdlog::warn("storage: {}", e.what());
-      one.fail(caf::make_error(caf::sec::runtime_error, std::string{e.what()}));
+      one.fail(storage_error(e));
       continue;
     }
     answer(self, one);
   }
 }
 
-void run_each_alone(worker_ptr self, const std::string& url, batch& b) {
-  run_each_alone(self, url, b.triggers, storage::upsert_triggers);
-  run_each_alone(self, url, b.fires, storage::fire_steps);
-  run_each_alone(self, url, b.outcomes, storage::record_outcomes);
-  for (auto& q : b.jobs)
-    run_alone(self, url, q.promise, q.job);
+void run_each_alone(worker_ptr self, batch& b) {
+  run_each_alone(self, b.triggers, storage::upsert_triggers);
+  run_each_alone(self, b.fires, storage::fire_steps);
+  run_each_alone(self, b.outcomes, storage::record_outcomes);
+  for (auto& job : b.jobs)
+    run_alone(self, job);
 }
 
-void run_batch(worker_ptr self, const std::string& url, batch& b) {
+void run_batch(worker_ptr self, batch& b) {
   if (b.size() == 1)
-    return run_each_alone(self, url, b);
+    return run_each_alone(self, b);
   std::vector<caf::message> results;
   results.reserve(b.jobs.size());
   bool transaction = !b.one_statement();
   try {
-    auto& c = connection(self, url);
+    auto& c = connection(self);
     if (transaction)
       c.exec("BEGIN");
     b.triggers.write(c, storage::upsert_triggers);
     b.fires.write(c, storage::fire_steps);
     b.outcomes.write(c, storage::record_outcomes);
-    for (auto& q : b.jobs)
-      results.push_back(q.job(c));
+    for (auto& job : b.jobs)
+      results.push_back(job.run(c));
     if (transaction)
       c.exec("COMMIT");
   } catch (const storage::db_error& e) {
-    // Nothing of the batch happened: run each job on its own, as if never batched.
+    // Nothing of the batch happened: run each operation on its own, as if never batched.
     if (self->state.conn && self->state.conn->in_transaction()) {
       try {
         self->state.conn->exec("ROLLBACK");
@@ -190,9 +230,9 @@ void run_batch(worker_ptr self, const std::string& url, batch& b) {
       }
     }
     forget_broken_connection(self);
-    spdlog::debug("storage: batch of {} failed ({}), running its jobs one by one",
+    spdlog::debug("storage: batch of {} failed ({}), running its operations one by one",
                   b.size(), e.what());
-    return run_each_alone(self, url, b);
+    return run_each_alone(self, b);
   }
   answer(self, b.triggers);
   answer(self, b.fires);
@@ -211,7 +251,7 @@ void flush_soon(worker_ptr self) {
 
 template <class Item, class Result, class Reply>
 caf::result<Reply> enqueue(worker_ptr self, statement_queue<Item, Result, Reply>& q,
-                           Item& item) {
+                           Item item) {
   auto rp = self->make_response_promise<Reply>();
   q.items.push_back(std::move(item));
   q.promises.push_back(rp);
@@ -219,76 +259,300 @@ caf::result<Reply> enqueue(worker_ptr self, statement_queue<Item, Result, Reply>
   return rp;
 }
 
-caf::behavior storage_worker(worker_ptr self, std::string url) {
+// Queues an operation that runs on its own within the next batch.
+template <class Reply, class Operation>
+caf::result<Reply> enqueue(worker_ptr self, Operation op) {
+  auto rp = self->make_response_promise<Reply>();
+  self->state.queued.jobs.push_back(
+      {[op = std::move(op)](storage::connection& c) { return caf::make_message(op(c)); },
+       rp});
+  flush_soon(self);
+  return rp;
+}
+
+void flush(worker_ptr self) {
+  auto& st = self->state;
+  st.flush_pending = false;
+  auto all = std::move(st.queued);
+  st.queued = {};
+  while (all.size() > 0) {
+    st.running = {};
+    st.running.triggers.take_from(all.triggers, max_batch);
+    st.running.fires.take_from(all.fires, max_batch);
+    st.running.outcomes.take_from(all.outcomes, max_batch);
+    move_front(all.jobs, st.running.jobs, max_batch);
+    // Until the batch is written, what is left waits where a dying worker fails it too.
+    st.queued = std::move(all);
+    run_batch(self, st.running);
+    all = std::move(st.queued);
+    st.queued = {};
+  }
+  st.running = {};
+}
+
+storage_worker_actor::behavior_type storage_worker(worker_ptr self, std::string url) {
+  self->state.url = std::move(url);
+  // A bug (any exception but a database error) ends the worker, and its router starts
+  // another. Nobody waits for ever meanwhile: every request it held fails now.
+  self->set_exception_handler([self](std::exception_ptr& ptr) -> caf::error {
+    std::string what = "unknown exception";
+    try {
+      std::rethrow_exception(ptr);
+    } catch (const std::exception& e) {
+      what = e.what();
+    } catch (...) {
+    }
+    spdlog::error("storage: worker failed: {}", what);
+    auto err = caf::make_error(caf::sec::runtime_error, "storage worker failed: " + what);
+    self->state.running.fail(err);
+    self->state.queued.fail(err);
+    return err;
+  });
+  auto now_of = [self] {
+    auto& o = *self->state.owner;
+    return o.clock.at(self->clock().now());
+  };
   return {
-      [self](atom::run, db_job& job) {
-        auto rp = self->make_response_promise();
-        self->state.queued.jobs.push_back({std::move(job), rp});
-        flush_soon(self);
-        return rp;
+      [self](atom::load, uint64_t, int64_t org, int64_t id) {
+        return enqueue<std::optional<storage::held_incident>>(
+            self, [org, id](storage::connection& c) {
+              return storage::load_incident(c, org, id);
+            });
+      },
+      [self](atom::transition, uint64_t, transition_command& cmd, micros at) {
+        return enqueue<transition_reply>(
+            self, [cmd = std::move(cmd), at](storage::connection& c) {
+              return storage::apply_transition(c, cmd, at);
+            });
+      },
+      [self](atom::fire_step, uint64_t, storage::fire_event& event) {
+        return enqueue(self, self->state.queued.fires, std::move(event));
+      },
+      [self](atom::exhaust, uint64_t, incident_record& expected, micros at) {
+        return enqueue<std::optional<incident_record>>(
+            self, [expected = std::move(expected), at](storage::connection& c) {
+              return storage::exhaust(c, expected, at);
+            });
+      },
+      [self](atom::adopt, storage::ownership& owner, micros at) {
+        return enqueue<std::vector<storage::held_incident>>(
+            self, [owner = std::move(owner), at](storage::connection& c) {
+              return storage::adopt_unresolved(c, owner, at);
+            });
+      },
+      [self](atom::renew, storage::ownership& owner, micros at) {
+        return enqueue<storage::lease_renewal>(
+            self, [owner = std::move(owner), at](storage::connection& c) {
+              return storage::renew_lease(c, owner, at);
+            });
+      },
+      [self](atom::settled, storage::incident_keys& keys) {
+        return enqueue<std::vector<storage::held_incident>>(
+            self, [keys = std::move(keys)](storage::connection& c) {
+              return storage::settled_among(c, keys);
+            });
+      },
+      [self](atom::moved, std::string& node, storage::incident_keys& keys) {
+        return enqueue<std::vector<int64_t>>(
+            self,
+            [node = std::move(node), keys = std::move(keys)](storage::connection& c) {
+              return storage::owned_elsewhere(c, node, keys);
+            });
+      },
+      [self](atom::claim, storage::claim_request& req) {
+        return enqueue<std::vector<storage::claimed_delivery>>(
+            self, [req = std::move(req)](storage::connection& c) {
+              return storage::claim_due(c, req);
+            });
+      },
+      [self](atom::release, std::string& node, micros at) {
+        return enqueue<storage::released_claims>(
+            self, [node = std::move(node), at](storage::connection& c) {
+              return storage::release_claims_of(c, node, at);
+            });
+      },
+      [self](atom::lapsed, micros at) {
+        return enqueue<storage::released_claims>(self, [at](storage::connection& c) {
+          return storage::release_expired_claims(c, at);
+        });
+      },
+      [self](atom::outcome, storage::outcome_event& event) {
+        return enqueue(self, self->state.queued.outcomes, std::move(event));
+      },
+      [self](atom::replay, int64_t org, int64_t dead_letter, micros at) {
+        return enqueue<storage::replay_result>(
+            self, [org, dead_letter, at](storage::connection& c) {
+              return storage::replay_dead_letter(c, org, dead_letter, at);
+            });
+      },
+      [self](atom::channels) {
+        return enqueue<std::vector<channel_config>>(
+            self, [](storage::connection& c) { return storage::load_channels(c); });
       },
       [self](atom::join, trigger_owner& owner) { self->state.owner = std::move(owner); },
-      [self](atom::trigger, trigger_command& cmd) -> caf::result<trigger_reply> {
+      [self, now_of](atom::trigger, trigger_command& cmd) -> caf::result<trigger_reply> {
         auto& st = self->state;
         if (!st.owner) // start_node joins every worker of the lane before it returns
           return caf::make_error(caf::sec::runtime_error,
                                  "this storage worker takes no triggers: it has not "
                                  "joined a registry");
-        auto at = st.owner->clock.at(self->clock().now());
+        auto at = now_of();
         auto lease = static_cast<micros>(st.owner->lease_seconds * 1e6);
-        storage::trigger_event event{std::move(cmd), at, {st.owner->node_id, at + lease}};
-        return enqueue(self, st.queued.triggers, event);
+        return enqueue(
+            self, st.queued.triggers,
+            storage::trigger_event{std::move(cmd), at, {st.owner->node_id, at + lease}});
       },
-      [self](atom::fire, storage::fire_event& event) {
-        return enqueue(self, self->state.queued.fires, event);
-      },
-      [self](atom::outcome, storage::outcome_event& event) {
-        return enqueue(self, self->state.queued.outcomes, event);
-      },
-      [self, url](atom::flush) {
-        auto& st = self->state;
-        st.flush_pending = false;
-        auto all = std::move(st.queued);
-        st.queued = {};
-        while (all.size() > 0) {
-          batch b;
-          b.triggers.take_from(all.triggers, max_batch);
-          b.fires.take_from(all.fires, max_batch);
-          b.outcomes.take_from(all.outcomes, max_batch);
-          move_front(all.jobs, b.jobs, max_batch);
-          run_batch(self, url, b);
-        }
-      },
+      [self](atom::flush) { flush(self); },
   };
 }
 
-// Two lanes. Jobs about incidents (sharded: triggers, acks, steps) go to the first half
-// of the workers, the rest (deliveries, adoption) to the second half. Ingest thus gets
-// bigger batches, which is where group commit pays (one statement for many triggers),
-// and an outbox being drained does not queue triggers behind its outcomes. With one
-// worker, the other lane is empty and everything goes to it.
-caf::behavior storage_router(caf::event_based_actor* self,
-                             std::vector<caf::actor> incident_lane,
-                             std::vector<caf::actor> other_lane) {
-  auto sharded = [lane = trigger_lane{incident_lane}](uint64_t shard) {
-    return lane.worker_for(shard);
+struct storage_router_state {
+  static inline const char* name = "storage router";
+  std::string url;
+  bool detached = false;
+  trigger_lane lane;                        // shared with every caller of triggers
+  std::vector<storage_worker_actor> others; // the other lane; may be the incident lane
+  bool others_are_lane = false;
+  size_t next = 0;
+  std::optional<trigger_owner> owner;
+  std::map<caf::actor_addr, size_t> lane_index, other_index;
+  bool stopping = false;
+};
+
+using router_ptr = storage_router_actor::stateful_pointer<storage_router_state>;
+
+storage_worker_actor spawn_worker(caf::actor_system& sys, const std::string& url,
+                                  bool detached) {
+  return detached ? sys.spawn<caf::detached>(storage_worker, url)
+                  : sys.spawn(storage_worker, url);
+}
+
+void watch(router_ptr self) {
+  auto& st = self->state;
+  auto lane = st.lane.workers();
+  for (size_t i = 0; i < lane.size(); ++i) {
+    self->monitor(lane[i]);
+    st.lane_index[lane[i].address()] = i;
+  }
+  if (!st.others_are_lane)
+    for (size_t i = 0; i < st.others.size(); ++i) {
+      self->monitor(st.others[i]);
+      st.other_index[st.others[i].address()] = i;
+    }
+}
+
+// A worker died: a fresh one takes its place (and, in the incident lane, joins the
+// registry before any trigger can reach it).
+void replace_worker(router_ptr self, const caf::actor_addr& dead) {
+  auto& st = self->state;
+  auto fresh = spawn_worker(self->system(), st.url, st.detached);
+  self->monitor(fresh);
+  if (auto it = st.lane_index.find(dead); it != st.lane_index.end()) {
+    auto i = it->second;
+    st.lane_index.erase(it);
+    if (st.owner)
+      self->send(fresh, atom::join_v, *st.owner);
+    st.lane.replace(i, fresh);
+    st.lane_index[fresh.address()] = i;
+    if (st.others_are_lane)
+      st.others[i] = fresh;
+  } else if (auto it = st.other_index.find(dead); it != st.other_index.end()) {
+    auto i = it->second;
+    st.other_index.erase(it);
+    st.others[i] = fresh;
+    st.other_index[fresh.address()] = i;
+  }
+}
+
+// Operations about incidents (sharded: steps, acks, loads) go to the incident lane, the
+// rest (deliveries, adoption, leases) to the other lane. Ingest thus gets bigger
+// batches, which is where group commit pays (one statement for many triggers), and an
+// outbox being drained does not queue triggers behind its outcomes.
+storage_router_actor::behavior_type
+storage_router(router_ptr self, std::string url, bool detached, trigger_lane lane,
+               std::vector<storage_worker_actor> others) {
+  auto& st = self->state;
+  st.url = std::move(url);
+  st.detached = detached;
+  st.lane = std::move(lane);
+  st.others_are_lane = others.empty();
+  st.others = st.others_are_lane ? st.lane.workers() : std::move(others);
+  watch(self);
+  self->set_down_handler([self](caf::down_msg& msg) {
+    if (self->state.stopping)
+      return;
+    spdlog::warn("storage: a worker stopped ({}); starting another",
+                 to_string(msg.reason));
+    replace_worker(self, msg.source);
+  });
+  self->set_exit_handler([self](caf::exit_msg& msg) {
+    auto& st = self->state;
+    st.stopping = true;
+    for (auto& w : st.lane.workers())
+      self->send_exit(w, msg.reason);
+    if (!st.others_are_lane)
+      for (auto& w : st.others)
+        self->send_exit(w, msg.reason);
+    self->quit(msg.reason);
+  });
+  auto any = [self] {
+    auto& st = self->state;
+    return st.others[st.next++ % st.others.size()];
   };
-  if (other_lane.empty())
-    other_lane = incident_lane;
-  auto next = std::make_shared<size_t>(0);
-  auto any = [other_lane, next] { return other_lane[(*next)++ % other_lane.size()]; };
+  auto sharded = [self](uint64_t shard) { return self->state.lane.worker_for(shard); };
   return {
-      [self, any](atom::run, db_job& job) {
-        return self->delegate(any(), atom::run_v, std::move(job));
+      [self, sharded](atom::load, uint64_t shard, int64_t org, int64_t id) {
+        return self->delegate(sharded(shard), atom::load_v, shard, org, id);
       },
-      [self, sharded](atom::run, uint64_t shard, db_job& job) {
-        return self->delegate(sharded(shard), atom::run_v, std::move(job));
+      [self, sharded](atom::transition, uint64_t shard, transition_command& cmd,
+                      micros at) {
+        return self->delegate(sharded(shard), atom::transition_v, shard, std::move(cmd),
+                              at);
       },
-      [self, sharded](atom::fire, uint64_t shard, storage::fire_event& event) {
-        return self->delegate(sharded(shard), atom::fire_v, std::move(event));
+      [self, sharded](atom::fire_step, uint64_t shard, storage::fire_event& event) {
+        return self->delegate(sharded(shard), atom::fire_step_v, shard, std::move(event));
+      },
+      [self, sharded](atom::exhaust, uint64_t shard, incident_record& expected,
+                      micros at) {
+        return self->delegate(sharded(shard), atom::exhaust_v, shard, std::move(expected),
+                              at);
+      },
+      [self, any](atom::adopt, storage::ownership& owner, micros at) {
+        return self->delegate(any(), atom::adopt_v, std::move(owner), at);
+      },
+      [self, any](atom::renew, storage::ownership& owner, micros at) {
+        return self->delegate(any(), atom::renew_v, std::move(owner), at);
+      },
+      [self, any](atom::settled, storage::incident_keys& keys) {
+        return self->delegate(any(), atom::settled_v, std::move(keys));
+      },
+      [self, any](atom::moved, std::string& node, storage::incident_keys& keys) {
+        return self->delegate(any(), atom::moved_v, std::move(node), std::move(keys));
+      },
+      [self, any](atom::claim, storage::claim_request& req) {
+        return self->delegate(any(), atom::claim_v, std::move(req));
+      },
+      [self, any](atom::release, std::string& node, micros at) {
+        return self->delegate(any(), atom::release_v, std::move(node), at);
+      },
+      [self, any](atom::lapsed, micros at) {
+        return self->delegate(any(), atom::lapsed_v, at);
       },
       [self, any](atom::outcome, storage::outcome_event& event) {
         return self->delegate(any(), atom::outcome_v, std::move(event));
+      },
+      [self, any](atom::replay, int64_t org, int64_t dead_letter, micros at) {
+        return self->delegate(any(), atom::replay_v, org, dead_letter, at);
+      },
+      [self, any](atom::channels) { return self->delegate(any(), atom::channels_v); },
+      // start_node joins the current workers itself; this is for the ones started later.
+      [self](atom::join, trigger_owner& owner) { self->state.owner = std::move(owner); },
+      [self](atom::children) {
+        auto& st = self->state;
+        auto all = st.lane.workers();
+        if (!st.others_are_lane)
+          all.insert(all.end(), st.others.begin(), st.others.end());
+        return all;
       },
   };
 }
@@ -297,19 +561,14 @@ caf::behavior storage_router(caf::event_based_actor* self,
 
 storage_actors spawn_storage(caf::actor_system& sys, const std::string& database_url,
                              size_t workers, bool detached) {
-  std::vector<caf::actor> all;
+  std::vector<storage_worker_actor> all;
   for (size_t i = 0; i < std::max<size_t>(workers, 1); ++i)
-    all.push_back(detached ? sys.spawn<caf::detached>(storage_worker, database_url)
-                           : sys.spawn(storage_worker, database_url));
+    all.push_back(spawn_worker(sys, database_url, detached));
   auto half = all.begin() + incident_lane_size(all.size());
-  std::vector<caf::actor> incident_lane{all.begin(), half};
-  auto router =
-      sys.spawn(storage_router, incident_lane, std::vector<caf::actor>{half, all.end()});
-  // The workers end with the router.
-  for (auto& w : all)
-    router->attach_functor(
-        [w] { caf::anon_send_exit(w, caf::exit_reason::user_shutdown); });
-  return {router, {std::move(incident_lane)}};
+  trigger_lane lane{{all.begin(), half}};
+  auto router = sys.spawn(storage_router, database_url, detached, lane,
+                          std::vector<storage_worker_actor>{half, all.end()});
+  return {router, lane};
 }
 
 } // namespace belay

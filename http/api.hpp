@@ -7,7 +7,6 @@
 #include "protocol/views.hpp"
 
 #include <atomic>
-#include <caf/actor.hpp>
 #include <chrono>
 
 namespace caf {
@@ -26,9 +25,9 @@ class key_store;
 
 struct api {
   caf::actor_system& sys;
-  caf::actor registry;
+  registry_actor registry;
   trigger_lane triggers;
-  caf::actor dispatcher;
+  dispatcher_actor dispatcher;
   storage::pool& db;
   key_store& keys;
   node_info node; // id, version, started_at

@@ -1,5 +1,5 @@
 // Dead letters: list them, and replay one as a fresh delivery to its recipient.
-#include "actors/fwd.hpp"
+#include "actors/actors.hpp"
 #include "http/respond.hpp"
 #include "protocol/incident_json.hpp"
 #include "storage/db.hpp"

@@ -1,7 +1,7 @@
 // The native incident API (DESIGN.md section 5): /api/v1/incidents…
 #include "storage/incidents.hpp"
 
-#include "actors/fwd.hpp"
+#include "actors/actors.hpp"
 #include "http/respond.hpp"
 #include "protocol/incident_json.hpp"
 #include "protocol/incident_request.hpp"
@@ -53,7 +53,7 @@ void transit(api& a, const httplib::Request& req, httplib::Response& res,
   if (!id)
     return not_found(res);
   transition_command cmd{*org, *id, {}, kind, std::get<0>(body).by};
-  if (auto r = ask<transition_reply>(a, a.registry, res, atom::transit_v, cmd))
+  if (auto r = ask<transition_reply>(a, a.registry, res, atom::transition_v, cmd))
     reply_transition(res, *r);
 }
 

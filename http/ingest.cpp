@@ -1,6 +1,6 @@
 // Ingest in the formats monitors already speak: PagerDuty Events API v2 and the
 // Prometheus Alertmanager webhook (DESIGN.md section 5).
-#include "actors/fwd.hpp"
+#include "actors/actors.hpp"
 #include "http/keys.hpp"
 #include "http/respond.hpp"
 #include "protocol/alertmanager.hpp"
@@ -63,7 +63,7 @@ void pagerduty(api& a, const httplib::Request& req, httplib::Response& res) {
     transition_command cmd{integration->org_id, 0,       ev.dedup_key, kind,
                            "pagerduty",         "events"};
     // PagerDuty accepts an acknowledge or resolve of an unknown key, and so do we.
-    if (!ask<transition_reply>(a, a.registry, res, atom::transit_v, cmd))
+    if (!ask<transition_reply>(a, a.registry, res, atom::transition_v, cmd))
       return;
   }
   reply_json(res, 202, protocol::render_pd_accepted(ev.dedup_key));
@@ -98,7 +98,7 @@ std::vector<am_wave> waves_of(const std::vector<protocol::am_alert>& alerts) {
 // 503.
 bool fire(api& a, httplib::Response& res, const storage::integration_row& integration,
           const am_wave& wave, protocol::am_counts& counts) {
-  std::vector<request_to> requests;
+  std::vector<request_to<trigger_reply>> requests;
   for (auto* alert : wave.alerts) {
     trigger_command cmd{integration.org_id,  alert->dedup_key,   alert->title,
                         alert->severity,     integration.policy, "{}",
@@ -122,12 +122,13 @@ bool fire(api& a, httplib::Response& res, const storage::integration_row& integr
 // The same for a wave of resolved alerts.
 bool resolve(api& a, httplib::Response& res, const storage::integration_row& integration,
              const am_wave& wave, protocol::am_counts& counts) {
-  std::vector<request_to> requests;
+  std::vector<request_to<transition_reply>> requests;
   for (auto* alert : wave.alerts) {
     transition_command cmd{integration.org_id, 0,
                            alert->dedup_key,   transition::resolve,
                            "alertmanager",     "alertmanager"};
-    requests.push_back({a.registry, caf::make_message(atom::transit_v, std::move(cmd))});
+    requests.push_back(
+        to<transition_reply>(a.registry, atom::transition_v, std::move(cmd)));
   }
   auto replies = ask_all<transition_reply>(a, res, std::move(requests));
   if (!replies)

@@ -1,6 +1,6 @@
 // The inspector: a live view of this node's actors as JSON, as server-sent events,
 // and as the console page (assets compiled into the binary).
-#include "actors/fwd.hpp"
+#include "actors/actors.hpp"
 #include "http/respond.hpp"
 #include "protocol/inspector_json.hpp"
 #include "storage/db.hpp"
@@ -28,7 +28,7 @@ std::optional<inspector_snapshot> snapshot(api& a, int64_t org, httplib::Respons
   inspector_snapshot s;
   s.node = a.node;
   s.node.now = system_now();
-  auto stats = ask<registry_stats>(a, a.registry, res, atom::get_v);
+  auto stats = ask<registry_stats>(a, a.registry, res, atom::stats_v);
   auto incidents =
       ask<std::vector<incident_view>>(a, a.registry, res, atom::views_v, org);
   auto channels =

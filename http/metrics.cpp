@@ -1,7 +1,7 @@
 // GET /metrics: Prometheus text format, for belay to be watched like anything else.
 #include "actors/metrics.hpp"
 
-#include "actors/fwd.hpp"
+#include "actors/actors.hpp"
 #include "http/respond.hpp"
 #include "storage/db.hpp"
 #include "storage/stats.hpp"
@@ -20,7 +20,7 @@ void add_metrics_routes(httplib::Server& http, api& a) {
       metrics::set_gauge("belay_outbox_oldest_due_age_seconds",
                          outbox.oldest_due_age_seconds);
     }
-    if (auto stats = ask<registry_stats>(a, a.registry, res, atom::get_v))
+    if (auto stats = ask<registry_stats>(a, a.registry, res, atom::stats_v))
       metrics::set_gauge("belay_incident_actors", static_cast<double>(stats->held));
     else
       return;

@@ -6,12 +6,14 @@
 #include "protocol/error.hpp"
 
 #include <algorithm>
+#include <caf/response_type.hpp>
 #include <chrono>
 #include <httplib.h>
 #include <optional>
 #include <spdlog/spdlog.h>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 namespace belay {
@@ -55,11 +57,21 @@ std::string bearer_key(const httplib::Request& req);
 std::optional<int64_t> authenticate(api& a, const httplib::Request& req,
                                     httplib::Response& res);
 
-// One request for ask_all: whom to ask, and what.
-struct request_to {
+// One request for ask_all: whom to ask, and what. Made by to(), which checks it against
+// the receiver's typed interface.
+template <class Reply> struct request_to {
   caf::actor whom;
   caf::message msg;
 };
+
+template <class Reply, class Handle, class... Ts>
+request_to<Reply> to(const Handle& whom, Ts&&... xs) {
+  using answer = caf::response_type_t<typename Handle::signatures, std::decay_t<Ts>...>;
+  static_assert(std::is_same_v<answer, caf::detail::type_list<Reply>> ||
+                    std::is_same_v<answer, caf::message>, // an untyped actor
+                "the receiver answers this request with another type");
+  return {caf::actor_cast<caf::actor>(whom), caf::make_message(std::forward<Ts>(xs)...)};
+}
 
 // Sends every request at once (so that storage can write them in one batch), then waits
 // for all the answers, in order, bounded by api::actor_timeout in all. On any failure
@@ -67,7 +79,7 @@ struct request_to {
 // which is exactly what 503 tells a client that retries.
 template <class Reply>
 std::optional<std::vector<Reply>> ask_all(api& a, httplib::Response& res,
-                                          std::vector<request_to> requests) {
+                                          std::vector<request_to<Reply>> requests) {
   auto self = a.callers.take(a.sys);
   std::vector<caf::message_id> ids;
   ids.reserve(requests.size());
@@ -115,8 +127,8 @@ std::optional<std::vector<Reply>> ask_all(api& a, httplib::Response& res,
 
 // Asks and waits, as ask_all does.
 template <class Reply>
-std::optional<Reply> ask(api& a, httplib::Response& res, request_to request) {
-  std::vector<request_to> one;
+std::optional<Reply> ask(api& a, httplib::Response& res, request_to<Reply> request) {
+  std::vector<request_to<Reply>> one;
   one.push_back(std::move(request));
   auto replies = ask_all<Reply>(a, res, std::move(one));
   if (!replies)
@@ -124,16 +136,15 @@ std::optional<Reply> ask(api& a, httplib::Response& res, request_to request) {
   return std::move(replies->front());
 }
 
-template <class Reply, class... Ts>
-std::optional<Reply> ask(api& a, const caf::actor& whom, httplib::Response& res,
-                         Ts&&... xs) {
-  return ask<Reply>(a, res, request_to{whom, caf::make_message(std::forward<Ts>(xs)...)});
+template <class Reply, class Handle, class... Ts>
+std::optional<Reply> ask(api& a, const Handle& whom, httplib::Response& res, Ts&&... xs) {
+  return ask<Reply>(a, res, to<Reply>(whom, std::forward<Ts>(xs)...));
 }
 
 // A trigger goes to the storage worker of its shard (actors/storage.hpp).
-inline request_to trigger_request(const api& a, trigger_command cmd) {
-  auto& worker = a.triggers.worker_for(cmd.org_id, cmd.dedup_key);
-  return {worker, caf::make_message(atom::trigger_v, std::move(cmd))};
+inline request_to<trigger_reply> trigger_request(const api& a, trigger_command cmd) {
+  auto worker = a.triggers.worker_for(cmd.org_id, cmd.dedup_key);
+  return to<trigger_reply>(worker, atom::trigger_v, std::move(cmd));
 }
 
 // Writes a trigger and waits for it, as ask() does.

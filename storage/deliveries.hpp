@@ -2,11 +2,12 @@
 // (retry, sent, dead letter, failover), dead letters and their replay.
 #pragma once
 
-#include "actors/fwd.hpp"
+#include "protocol/commands.hpp"
 #include "protocol/model.hpp"
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace belay::storage {
@@ -75,15 +76,16 @@ outcome_event outcome_of(const claimed_delivery& d, const channel_config& ch,
 std::vector<recorded_outcome> record_outcomes(connection& c,
                                               const std::vector<outcome_event>& events);
 
+// Claims returned to the pool: (org, channel) of each.
+using released_claims = std::vector<std::pair<int64_t, std::string>>;
+
 // Returns the claims whose lease lapsed (their node died mid-send) to the pool, due
 // at once: the page is sent again, at least once (G6). Returns (org, channel) of each.
-std::vector<std::pair<int64_t, std::string>> release_expired_claims(connection& c,
-                                                                    micros now);
+released_claims release_expired_claims(connection& c, micros now);
 
 // At start: claims this node holds are from its previous life (it crashed or stopped
 // mid-send). Return them to the pool now rather than when their lease lapses.
-std::vector<std::pair<int64_t, std::string>>
-release_claims_of(connection& c, const std::string& node, micros now);
+released_claims release_claims_of(connection& c, const std::string& node, micros now);
 
 micros retry_delay(const channel_config& ch, int failed_attempts);
 
@@ -104,13 +106,3 @@ replay_result replay_dead_letter(connection& c, int64_t org_id, int64_t dead_let
                                  micros now);
 
 } // namespace belay::storage
-
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<belay::channel_config>)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<belay::storage::claimed_delivery>)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::storage::recorded_outcome)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::storage::outcome_event)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::storage::replay_result)
-namespace belay::storage {
-using released_claims = std::vector<std::pair<int64_t, std::string>>;
-}
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::storage::released_claims)

@@ -3,8 +3,8 @@
 // resolve is a compare-and-set (G4).
 #pragma once
 
-#include "actors/fwd.hpp"
-#include "actors/ladder.hpp"
+#include "protocol/commands.hpp"
+#include "protocol/ladder.hpp"
 #include "protocol/model.hpp"
 
 #include <optional>
@@ -127,11 +127,3 @@ incident_page list_incidents(connection& c, int64_t org_id, const std::string& s
 std::vector<timeline_entry> load_timeline(connection& c, int64_t org_id, int64_t id);
 
 } // namespace belay::storage
-
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<belay::storage::upsert_result>)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::storage::fire_event)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::optional<belay::storage::held_incident>)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<belay::storage::held_incident>)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::optional<belay::incident_record>)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::storage::lease_renewal)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<int64_t>)

@@ -100,7 +100,7 @@ TEST_CASE_METHOD(ladder_fixture,
   auto resolved = node.resolve(org, inc.id);
   CHECK(resolved.code == reply_code::ok);
   CHECK(resolved.incident.status == "RESOLVED");
-  CHECK(node.ask<registry_stats>(node.n.registry, atom::get_v).held == 0);
+  CHECK(node.ask<registry_stats>(node.n.registry, atom::stats_v).held == 0);
   node.advance(10h);
   CHECK(deliveries(inc.id, t0) == fired{{0, 0, 0}, {1, 0, 300}});
   auto again = node.trigger(org, "mem");
@@ -141,14 +141,14 @@ TEST_CASE_METHOD(
   auto t0 = node.now();
   auto inc = node.trigger(org, "crashy").incident;
   node.advance(100s);
-  auto actor = node.ask<caf::actor>(node.n.registry, atom::get_v, inc.id);
+  auto actor = node.ask<incident_actor>(node.n.registry, atom::holder_v, inc.id);
   REQUIRE(actor);
   caf::anon_send_exit(actor, caf::exit_reason::kill);
   node.run();
-  auto respawned = node.ask<caf::actor>(node.n.registry, atom::get_v, inc.id);
+  auto respawned = node.ask<incident_actor>(node.n.registry, atom::holder_v, inc.id);
   REQUIRE(respawned);
   CHECK(respawned != actor);
-  CHECK(node.ask<registry_stats>(node.n.registry, atom::get_v).respawned == 1);
+  CHECK(node.ask<registry_stats>(node.n.registry, atom::stats_v).respawned == 1);
   node.advance(3h);
   CHECK(deliveries(inc.id, t0) == fired{{0, 0, 0}, {1, 0, 300}, {2, 0, 1200}});
   CHECK(
@@ -223,14 +223,14 @@ TEST_CASE_METHOD(
     REQUIRE(b.resolve(org, resolved).code == reply_code::ok);
   }
   auto held_status = [&](int64_t id) {
-    auto actor = a.ask<caf::actor>(a.n.registry, atom::get_v, id);
-    return actor ? a.ask<incident_view>(actor, atom::get_v).incident.status
+    auto actor = a.ask<incident_actor>(a.n.registry, atom::holder_v, id);
+    return actor ? a.ask<incident_view>(actor, atom::view_v).incident.status
                  : std::string{"none held"};
   };
   // On the test scheduler there is no listener: node-a heard nothing.
   REQUIRE(held_status(acked) == "OPEN");
   REQUIRE(held_status(resolved) == "OPEN");
-  caf::anon_send(a.n.registry, atom::transit_v); // what the listener sends once back
+  caf::anon_send(a.n.registry, atom::catch_up_v); // what the listener sends once back
   a.run();
   CHECK(held_status(acked) == "ACKNOWLEDGED");
   CHECK(held_status(resolved) == "none held");

@@ -29,7 +29,7 @@ std::string org_doc(const test::http_sink& sink) {
 
 std::string snapshot_text(test::test_node& node, int64_t org) {
   inspector_snapshot s;
-  s.registry = node.ask<registry_stats>(node.n.registry, atom::get_v);
+  s.registry = node.ask<registry_stats>(node.n.registry, atom::stats_v);
   s.incidents = node.ask<std::vector<incident_view>>(node.n.registry, atom::views_v, org);
   s.channels = node.ask<std::vector<channel_view>>(node.n.dispatcher, atom::views_v, org);
   return protocol::render_inspector(s);

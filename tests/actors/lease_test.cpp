@@ -20,7 +20,7 @@ struct lease_fixture : test::ladder_fixture {
     return db.sql().query("SELECT owner FROM incident WHERE id = $1", id).str(0, 0);
   }
   static size_t held(test::test_node& node) {
-    return node.ask<registry_stats>(node.n.registry, atom::get_v).held;
+    return node.ask<registry_stats>(node.n.registry, atom::stats_v).held;
   }
 };
 

@@ -1,6 +1,6 @@
 // storage::fire_steps: many incidents' steps in one statement, each its own
 // compare-and-set.
-#include "actors/ladder.hpp"
+#include "protocol/ladder.hpp"
 #include "storage/incidents.hpp"
 #include "support/policies.hpp"
 #include "support/test_database.hpp"

@@ -28,7 +28,7 @@ void test_node::stop() {
 }
 
 trigger_reply test_node::trigger(trigger_command cmd) {
-  auto& worker = n.triggers.worker_for(cmd.org_id, cmd.dedup_key);
+  auto worker = n.triggers.worker_for(cmd.org_id, cmd.dedup_key);
   return ask<trigger_reply>(worker, atom::trigger_v, std::move(cmd));
 }
 
@@ -43,12 +43,12 @@ trigger_reply test_node::trigger(int64_t org, const std::string& key,
 }
 
 transition_reply test_node::ack(int64_t org, int64_t id, const std::string& by) {
-  return ask<transition_reply>(n.registry, atom::transit_v,
+  return ask<transition_reply>(n.registry, atom::transition_v,
                                transition_command{org, id, {}, transition::ack, by});
 }
 
 transition_reply test_node::resolve(int64_t org, int64_t id, const std::string& by) {
-  return ask<transition_reply>(n.registry, atom::transit_v,
+  return ask<transition_reply>(n.registry, atom::transition_v,
                                transition_command{org, id, {}, transition::resolve, by});
 }
 

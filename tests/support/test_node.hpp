@@ -2,7 +2,7 @@
 // storage workers run inline on the test scheduler, so time is fully controlled.
 #pragma once
 
-#include "actors/fwd.hpp"
+#include "actors/actors.hpp"
 #include "actors/node.hpp"
 #include "support/simulated_system.hpp"
 #include "support/test_database.hpp"
@@ -30,7 +30,8 @@ public:
 
   // Sends a request from a short-lived actor on the test scheduler, runs the
   // scheduler until everything settles, and returns the answer.
-  template <class Reply, class... Ts> Reply ask(const caf::actor& whom, Ts&&... xs) {
+  template <class Reply, class Handle, class... Ts>
+  Reply ask(const Handle& whom, Ts&&... xs) {
     auto out = std::make_shared<std::optional<Reply>>();
     auto failure = std::make_shared<std::string>();
     auto msg = caf::make_message(std::forward<Ts>(xs)...);
@@ -41,7 +42,7 @@ public:
               .then([out](Reply& r) { *out = std::move(r); },
                     [failure](caf::error& e) { *failure = to_string(e); });
         },
-        whom, std::move(msg));
+        caf::actor_cast<caf::actor>(whom), std::move(msg));
     run();
     if (!failure->empty())
       throw std::runtime_error("request failed: " + *failure);

@@ -1,5 +1,7 @@
 // Escalation arithmetic, free of actors and I/O. Step i fires at fire(i-1) + delay(i),
-// counted from scheduled times, so the schedule never drifts with slow sends.
+// counted from scheduled times, so the schedule never drifts with slow sends. Step 0's
+// time is written by the trigger statement itself (storage/triggers.cpp), which reads
+// the policy where it writes the incident.
 #pragma once
 
 #include "protocol/model.hpp"
@@ -14,9 +16,6 @@ struct ladder_position {
   micros fire_at = 0;
   std::optional<micros> exhausted_at;
 };
-
-// When step 0 of loop 0 fires for an incident created at `created_at`.
-micros first_fire_at(const policy& p, micros created_at);
 
 // Where the ladder stands after (step, loop) fired at its scheduled time `fired_at`.
 ladder_position advance(const policy& p, int step, int loop, micros fired_at);

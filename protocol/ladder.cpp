@@ -1,4 +1,4 @@
-#include "actors/ladder.hpp"
+#include "protocol/ladder.hpp"
 
 #include <cmath>
 
@@ -6,10 +6,6 @@ namespace belay {
 
 micros seconds_to_micros(double s) {
   return static_cast<micros>(std::llround(s * 1e6));
-}
-
-micros first_fire_at(const policy& p, micros created_at) {
-  return created_at + (p.steps.empty() ? 0 : seconds_to_micros(p.steps[0].delay_seconds));
 }
 
 ladder_position advance(const policy& p, int step, int loop, micros fired_at) {
