@@ -48,8 +48,6 @@ void transit(api& a, const httplib::Request& req, httplib::Response& res,
                                       : protocol::parse_resolve_request(req.body);
   if (auto* err = std::get_if<protocol::error>(&body))
     return reply_error(res, *err);
-  if (auto bad = find_unstorable(req.body))
-    return reply_error(res, unstorable_error(*bad));
   if (!id)
     return not_found(res);
   transition_command cmd{*org, *id, {}, kind, std::get<0>(body).by};
@@ -64,9 +62,6 @@ void create(api& a, const httplib::Request& req, httplib::Response& res) {
   auto parsed = protocol::parse_trigger_request(req.body);
   if (auto* err = std::get_if<protocol::error>(&parsed))
     return reply_error(res, *err);
-  // The whole body is kept as evidence, unknown fields included.
-  if (auto bad = find_unstorable(req.body))
-    return reply_error(res, unstorable_error(*bad));
   auto& t = std::get<0>(parsed);
   trigger_command cmd{*org,     t.dedup_key,    t.title,  t.severity,
                       t.policy, t.details_json, req.body, false};

@@ -28,12 +28,6 @@ void pagerduty(api& a, const httplib::Request& req, httplib::Response& res) {
   auto parsed = protocol::parse_pd_event(req.body);
   if (auto* errors = std::get_if<std::vector<std::string>>(&parsed))
     return reply_json(res, 400, protocol::render_pd_invalid(*errors));
-  // The whole body is kept as evidence, unknown fields included.
-  if (auto bad = find_unstorable(req.body))
-    return reply_json(res, 400,
-                      protocol::render_pd_invalid(
-                          {"'" + bad->field + "' must not contain " +
-                           (bad->nul ? "NUL characters" : "unpaired surrogates")}));
   auto& ev = std::get<protocol::pd_event>(parsed);
   auto integration = a.keys.integration_for(ev.routing_key);
   if (!integration || integration->type != "events")
@@ -151,10 +145,6 @@ void alertmanager(api& a, const httplib::Request& req, httplib::Response& res) {
   auto parsed = protocol::parse_alertmanager(req.body);
   if (auto* err = std::get_if<protocol::error>(&parsed))
     return reply_error(res, *err);
-  // Each alert is stored whole; checking them all first keeps a bad alert from failing
-  // the batch halfway, after the alerts before it were written.
-  if (auto bad = find_unstorable(req.body, "alerts"))
-    return reply_error(res, unstorable_error(*bad));
   protocol::am_counts counts;
   for (auto& wave : waves_of(std::get<protocol::am_webhook>(parsed).alerts))
     if (!(wave.firing ? fire(a, res, *integration, wave, counts)

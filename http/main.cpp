@@ -1,6 +1,6 @@
 // belay: the on-call paging service. `belay serve` runs a node.
-#include "actors/clock.hpp"
 #include "actors/actors.hpp"
+#include "actors/clock.hpp"
 #include "actors/node.hpp"
 #include "config/settings.hpp"
 #include "http/inspect_cli.hpp"

@@ -33,23 +33,6 @@ inline void reply_error(httplib::Response& res, int status, std::string code,
                                    std::move(field)});
 }
 
-// Text a request body may carry that PostgreSQL cannot store: a NUL character, or an
-// unpaired UTF-16 surrogate ("\udc00", which RapidJSON decodes into invalid UTF-8).
-// Found before anything is written, it is a 400 naming the field; found by the
-// database, it would be a 503 after part of a batch was written (G10).
-struct unstorable_text {
-  std::string field; // JSON path of the string or member name
-  bool nul = false;  // else an unpaired surrogate
-};
-
-// The first unstorable string in `body` (already accepted by a protocol/ parser), within
-// the member `within` of the top-level object when given.
-std::optional<unstorable_text> find_unstorable(std::string_view body,
-                                               const char* within = nullptr);
-
-// 400 invalid_value in the error shape of section 5.
-protocol::error unstorable_error(const unstorable_text& t);
-
 // The key of "Authorization: Bearer <key>", or empty.
 std::string bearer_key(const httplib::Request& req);
 

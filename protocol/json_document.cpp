@@ -117,26 +117,54 @@ std::string compact_json(const rapidjson::Value& v) {
   return to_string(out);
 }
 
-std::optional<std::string> find_nul(const rapidjson::Value& v, const std::string& path) {
+namespace {
+
+bool has_unpaired_surrogate(std::string_view text) {
+  // U+D800..U+DFFF encode as ED A0..BF xx, which valid UTF-8 never contains; RapidJSON
+  // refuses such raw bytes but decodes a lone "\udc00" escape into them.
+  for (size_t i = 0; i + 1 < text.size(); ++i)
+    if (static_cast<unsigned char>(text[i]) == 0xED &&
+        (static_cast<unsigned char>(text[i + 1]) & 0xE0) == 0xA0)
+      return true;
+  return false;
+}
+
+std::optional<unstorable_text> check_text(std::string_view text,
+                                          const std::string& path) {
+  if (text.find('\0') != std::string_view::npos)
+    return unstorable_text{path, true};
+  if (has_unpaired_surrogate(text))
+    return unstorable_text{path, false};
+  return std::nullopt;
+}
+
+} // namespace
+
+// Depth is bounded: parse_json refused documents nested deeper than max_json_depth.
+std::optional<unstorable_text> find_unstorable(const rapidjson::Value& v,
+                                               const std::string& path) {
   if (v.IsString())
-    return string_view_of(v).find('\0') == std::string_view::npos
-               ? std::nullopt
-               : std::optional<std::string>{path};
+    return check_text(string_view_of(v), path);
   if (v.IsArray()) {
     for (rapidjson::SizeType i = 0; i < v.Size(); ++i)
-      if (auto found = find_nul(v[i], element_path(path, i)))
+      if (auto found = find_unstorable(v[i], element_path(path, i)))
         return found;
   } else if (v.IsObject()) {
     for (const auto& member : v.GetObject()) {
       const auto name = string_view_of(member.name);
       const std::string child = member_path(path, name);
-      if (name.find('\0') != std::string_view::npos)
-        return child;
-      if (auto found = find_nul(member.value, child))
+      if (auto found = check_text(name, child))
+        return found;
+      if (auto found = find_unstorable(member.value, child))
         return found;
     }
   }
   return std::nullopt;
+}
+
+std::string unstorable_message(const unstorable_text& t) {
+  return "'" + t.field + "' must not contain " +
+         (t.nul ? "NUL (\\u0000) characters" : "unpaired surrogates (\\ud800-\\udfff)");
 }
 
 } // namespace belay::protocol

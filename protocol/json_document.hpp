@@ -30,8 +30,20 @@ std::string_view string_view_of(const rapidjson::Value& string);
 // The value re-serialised without whitespace.
 std::string compact_json(const rapidjson::Value& v);
 
-// The path of the first string or member name holding a NUL character, if any:
-// PostgreSQL's text and jsonb types cannot store one, so it must be refused up front.
-std::optional<std::string> find_nul(const rapidjson::Value& v, const std::string& path);
+// Text a document may carry that PostgreSQL cannot store: a NUL character, or an unpaired
+// UTF-16 surrogate ("\udc00", which RapidJSON decodes into invalid UTF-8). Found by the
+// parser, it is a 400 naming the field; found by the database, it would be a 503 after
+// part of a batch was written (G10).
+struct unstorable_text {
+  std::string field; // JSON path of the string or member name
+  bool nul = false;  // else an unpaired surrogate
+};
+
+// The first unstorable string or member name in `v`, whose path is `path`.
+std::optional<unstorable_text> find_unstorable(const rapidjson::Value& v,
+                                               const std::string& path);
+
+// "'<field>' must not contain NUL (\u0000) characters", or unpaired surrogates.
+std::string unstorable_message(const unstorable_text& t);
 
 } // namespace belay::protocol

@@ -81,10 +81,6 @@ void read_trigger_payload(const rapidjson::Value& event, pd_event& out, pd_reade
   auto details = p.FindMember("custom_details");
   if (details == p.MemberEnd() || details->value.IsNull())
     return;
-  if (find_nul(details->value, "payload.custom_details")) {
-    r.problem("'payload.custom_details' must not contain NUL characters");
-    return;
-  }
   if (details->value.IsObject()) {
     out.details_json = compact_json(details->value);
     return;
@@ -124,6 +120,10 @@ std::variant<pd_event, std::vector<std::string>> parse_pd_event(std::string_view
     r.problem("Event action is invalid");
   }
   r.at_most(event.dedup_key, max_dedup_key_chars, "dedup_key");
+  // The whole body is kept as evidence, unknown fields included.
+  if (auto bad = errors.empty() ? find_unstorable(doc, "") : std::nullopt)
+    r.problem("'" + bad->field + "' must not contain " +
+              (bad->nul ? "NUL characters" : "unpaired surrogates"));
   if (!errors.empty())
     return errors;
   return event;
