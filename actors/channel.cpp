@@ -26,13 +26,13 @@ void note_outcome(self_ptr self, const storage::claimed_delivery& cd,
                   const storage::recorded_outcome& out) {
   auto& st = self->state;
   auto count = [&](const char* outcome) {
-    metrics::count("belay_deliveries_total",
+    metrics::count(metrics::name::deliveries_total,
                    {{"channel", st.config.name}, {"outcome", outcome}});
   };
   if (out.status == "SENT") {
     ++st.sent;
     count("sent");
-    metrics::observe("belay_delivery_latency_seconds",
+    metrics::observe(metrics::name::delivery_latency_seconds,
                      static_cast<double>(now(self) - cd.delivery.created_at) / 1e6,
                      {{"channel", st.config.name}});
   } else if (out.status == "PENDING") {
@@ -94,7 +94,7 @@ void send_page(self_ptr self, storage::claimed_delivery cd) {
             ++st.sending;
             if (res.ambiguous) {
               ++st.ambiguous;
-              metrics::count("belay_deliveries_total",
+              metrics::count(metrics::name::deliveries_total,
                              {{"channel", st.config.name}, {"outcome", "ambiguous"}});
             }
             settle(self, cd, res);

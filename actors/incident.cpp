@@ -98,11 +98,11 @@ void fire(self_ptr self) {
         }
         self->state.record = *after;
         if (fired) {
-          metrics::count("belay_steps_fired_total");
-          metrics::observe("belay_step_lateness_seconds",
+          metrics::count(metrics::name::steps_fired_total);
+          metrics::observe(metrics::name::step_lateness_seconds,
                            static_cast<double>(now(self) - scheduled) / 1e6);
           if (after->shadow)
-            metrics::count("belay_deliveries_total",
+            metrics::count(metrics::name::deliveries_total,
                            {{"channel", "*"}, {"outcome", "shadowed"}},
                            static_cast<double>(fired->targets.size()));
         }

@@ -26,21 +26,21 @@ struct family {
 };
 
 const std::map<std::string, std::pair<std::string, std::string>> known = {
-    {"belay_events_total", {"counter", "Events received, by format and outcome."}},
-    {"belay_acks_total", {"counter", "Incidents acknowledged."}},
-    {"belay_resolves_total", {"counter", "Incidents resolved."}},
-    {"belay_steps_fired_total", {"counter", "Escalation steps fired."}},
-    {"belay_deliveries_total", {"counter", "Delivery attempts, by channel and outcome."}},
-    {"belay_incidents", {"gauge", "Incidents by status (non-resolved)."}},
-    {"belay_incident_actors", {"gauge", "Live incident actors on this node."}},
-    {"belay_outbox_depth",
+    {name::events_total, {"counter", "Events received, by format and outcome."}},
+    {name::acks_total, {"counter", "Incidents acknowledged."}},
+    {name::resolves_total, {"counter", "Incidents resolved."}},
+    {name::steps_fired_total, {"counter", "Escalation steps fired."}},
+    {name::deliveries_total, {"counter", "Delivery attempts, by channel and outcome."}},
+    {name::incidents, {"gauge", "Incidents by status (non-resolved)."}},
+    {name::incident_actors, {"gauge", "Live incident actors on this node."}},
+    {name::outbox_depth,
      {"gauge", "Deliveries waiting to be sent (PENDING or CLAIMED)."}},
-    {"belay_outbox_oldest_due_age_seconds",
+    {name::outbox_oldest_due_age_seconds,
      {"gauge", "Age of the oldest due, unsent delivery (0 when none)."}},
-    {"belay_ingest_latency_seconds", {"histogram", "Time to answer an ingest request."}},
-    {"belay_step_lateness_seconds",
+    {name::ingest_latency_seconds, {"histogram", "Time to answer an ingest request."}},
+    {name::step_lateness_seconds,
      {"histogram", "Actual minus scheduled fire time of escalation steps."}},
-    {"belay_delivery_latency_seconds",
+    {name::delivery_latency_seconds,
      {"histogram", "Time from a delivery's creation to its successful send."}},
 };
 
@@ -131,7 +131,7 @@ double value(const std::string& name, const labels& l) {
 }
 
 void count_transition(bool ack) {
-  count(ack ? "belay_acks_total" : "belay_resolves_total");
+  count(ack ? name::acks_total : name::resolves_total);
 }
 
 std::string render() {

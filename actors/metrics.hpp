@@ -13,6 +13,24 @@ namespace belay::metrics {
 
 using labels = std::vector<std::pair<std::string, std::string>>;
 
+// Every metric's name, defined once (rendered at GET /metrics; alerts are written
+// against them).
+namespace name {
+inline constexpr const char* events_total = "belay_events_total";
+inline constexpr const char* acks_total = "belay_acks_total";
+inline constexpr const char* resolves_total = "belay_resolves_total";
+inline constexpr const char* steps_fired_total = "belay_steps_fired_total";
+inline constexpr const char* deliveries_total = "belay_deliveries_total";
+inline constexpr const char* incidents = "belay_incidents";
+inline constexpr const char* incident_actors = "belay_incident_actors";
+inline constexpr const char* outbox_depth = "belay_outbox_depth";
+inline constexpr const char* outbox_oldest_due_age_seconds =
+    "belay_outbox_oldest_due_age_seconds";
+inline constexpr const char* ingest_latency_seconds = "belay_ingest_latency_seconds";
+inline constexpr const char* step_lateness_seconds = "belay_step_lateness_seconds";
+inline constexpr const char* delivery_latency_seconds = "belay_delivery_latency_seconds";
+} // namespace name
+
 void count(const std::string& name, const labels& l = {}, double by = 1);
 void observe(const std::string& name, double seconds, const labels& l = {});
 // A gauge computed at scrape time (set just before rendering).

@@ -52,7 +52,7 @@ void count_transition(const transition_command& cmd, const transition_reply& r) 
     return;
   metrics::count_transition(cmd.kind == transition::ack);
   if (cmd.kind == transition::resolve && cmd.source != "native")
-    metrics::count("belay_events_total",
+    metrics::count(metrics::name::events_total,
                    {{"format", cmd.source}, {"outcome", "resolved"}});
 }
 

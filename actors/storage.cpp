@@ -146,7 +146,7 @@ void answer(worker_ptr self, trigger_queue& q) {
   for (size_t i = 0; i < q.size(); ++i) {
     auto& r = q.results[i];
     if (r.code == reply_code::ok) // unknown policies are counted where they are answered
-      metrics::count("belay_events_total",
+      metrics::count(metrics::name::events_total,
                      {{"format", q.items[i].cmd.source},
                       {"outcome", r.created ? "created" : "deduplicated"}});
     q.promises[i].deliver(trigger_reply{r.code, r.created, std::move(r.held.incident)});

@@ -13,15 +13,16 @@ void add_metrics_routes(httplib::Server& http, api& a) {
     {
       auto conn = a.db.acquire();
       for (auto& [status, n] : storage::unresolved_by_status(*conn))
-        metrics::set_gauge("belay_incidents", static_cast<double>(n),
+        metrics::set_gauge(metrics::name::incidents, static_cast<double>(n),
                            {{"status", status}});
       auto outbox = storage::outbox(*conn);
-      metrics::set_gauge("belay_outbox_depth", static_cast<double>(outbox.depth));
-      metrics::set_gauge("belay_outbox_oldest_due_age_seconds",
+      metrics::set_gauge(metrics::name::outbox_depth, static_cast<double>(outbox.depth));
+      metrics::set_gauge(metrics::name::outbox_oldest_due_age_seconds,
                          outbox.oldest_due_age_seconds);
     }
     if (auto stats = ask<registry_stats>(a, a.registry, res, atom::stats_v))
-      metrics::set_gauge("belay_incident_actors", static_cast<double>(stats->held));
+      metrics::set_gauge(metrics::name::incident_actors,
+                         static_cast<double>(stats->held));
     else
       return;
     res.status = 200;

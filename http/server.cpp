@@ -103,10 +103,10 @@ server::server(api& a, int threads) : impl_(new impl{a, {}}) {
     spdlog::debug("http {} {} -> {}", req.method, req.path, res.status);
     if (auto format = ingest_format(req); !format.empty()) {
       std::chrono::duration<double> took = std::chrono::steady_clock::now() - started;
-      metrics::observe("belay_ingest_latency_seconds", took.count(),
+      metrics::observe(metrics::name::ingest_latency_seconds, took.count(),
                        {{"format", format}});
       if (res.status >= 400 && res.status < 500)
-        metrics::count("belay_events_total",
+        metrics::count(metrics::name::events_total,
                        {{"format", format}, {"outcome", "rejected"}});
     }
   });

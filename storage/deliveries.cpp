@@ -100,8 +100,7 @@ WITH o AS (
   INSERT INTO delivery (org_id, incident_id, loop, step, channel, target, idempotency_key,
                         status, next_attempt_at, failover_from, created_at)
   SELECT org_id, incident_id, loop, step, failover_channel, target,
-         incident_id || ':' || loop || ':' || step || ':' || failover_channel || ':' ||
-             target,
+         belay_delivery_key(incident_id, loop, step, failover_channel, target),
          'PENDING', belay_ts(settled_at), id, belay_ts(settled_at)
   FROM upd WHERE status = 'DEAD' AND failover_channel <> ''
   ON CONFLICT (idempotency_key) DO NOTHING

@@ -29,7 +29,7 @@ WITH f AS (
   INSERT INTO delivery (org_id, incident_id, loop, step, channel, target, idempotency_key,
                         status, next_attempt_at, created_at)
   SELECT cas.org_id, cas.id, f_loop, f_step, t.channel, t."to",
-         cas.id || ':' || f_loop || ':' || f_step || ':' || t.channel || ':' || t."to",
+         belay_delivery_key(cas.id, f_loop, f_step, t.channel, t."to"),
          CASE WHEN cas.shadow THEN 'SHADOWED' ELSE 'PENDING' END,
          belay_ts(f_at), belay_ts(f_at)
   FROM cas, json_to_recordset(f_targets) AS t(channel text, "to" text)

@@ -17,12 +17,12 @@ int64_t count(test::test_database& db, const std::string& sql) {
 TEST_CASE("migrations apply once and re-running them changes nothing") {
   test::test_database db{false};
   auto first = storage::migrate(db.sql());
-  REQUIRE(first ==
-          std::vector<std::string>{"0001_init", "0002_batched_ingest",
-                                   "0003_inline_functions", "0004_timeline_unchecked",
-                                   "0005_incident_fillfactor", "0006_node_lease"});
+  REQUIRE(first == std::vector<std::string>{
+                       "0001_init", "0002_batched_ingest", "0003_inline_functions",
+                       "0004_timeline_unchecked", "0005_incident_fillfactor",
+                       "0006_node_lease", "0007_delivery_key"});
   CHECK(storage::migrate(db.sql()).empty());
-  CHECK(count(db, "SELECT count(*) FROM schema_migrations") == 6);
+  CHECK(count(db, "SELECT count(*) FROM schema_migrations") == 7);
   CHECK(
       count(db, "SELECT count(*) FROM information_schema.tables WHERE table_schema = '" +
                     db.schema() +
@@ -44,7 +44,8 @@ TEST_CASE("the partial unique index exists with org_id leading") {
 TEST_CASE("the SQL helper functions are inlined into the statements that call them") {
   test::test_database db;
   auto plan = db.sql().query("EXPLAIN VERBOSE SELECT belay_us(belay_ts($1::bigint)), "
-                             "belay_keep_last($2::jsonb, 5)",
+                             "belay_keep_last($2::jsonb, 5), "
+                             "belay_delivery_key($1::bigint, 0, 1, 'hook', '#ops')",
                              "1000000000000001", "[1, 2, 3, 4, 5, 6]");
   for (int row = 0; row < plan.rows(); ++row)
     CHECK(plan.str(row, 0).find("belay_") == std::string::npos);
@@ -53,6 +54,8 @@ TEST_CASE("the SQL helper functions are inlined into the statements that call th
                           "1796000000123457", "[1, [2], {\"a\": 3}, 4, 5, 6]");
   CHECK(r.str(0, 0) == "1796000000123457");
   CHECK(r.str(0, 1) == R"([[2], {"a": 3}, 4, 5, 6])");
+  CHECK(db.sql().exec("SELECT belay_delivery_key(42, 1, 2, 'hook', 'a:b')").str(0, 0) ==
+        "42:1:2:hook:a:b");
 }
 
 TEST_CASE("two belay serve processes starting at once migrate once") {
@@ -63,7 +66,7 @@ TEST_CASE("two belay serve processes starting at once migrate once") {
                                 "--database-url", db.url(), "--node-id", "b"}};
   REQUIRE(a.wait_ready());
   REQUIRE(b.wait_ready());
-  CHECK(count(db, "SELECT count(*) FROM schema_migrations") == 6);
+  CHECK(count(db, "SELECT count(*) FROM schema_migrations") == 7);
   auto applied = [](const std::string& log) {
     return log.find("applied migration 0001_init") != std::string::npos;
   };
