@@ -1,4 +1,7 @@
 #include "parsed_helpers.hpp"
+#include "protocol/answer_token.hpp"
+#include "protocol/form.hpp"
+#include "protocol/page_text.hpp"
 #include "protocol/slack_action.hpp"
 
 using namespace belay::protocol;
@@ -86,4 +89,29 @@ TEST_CASE("Slack payloads that are not a press of belay's buttons are refused",
                      R"({"type":"block_actions","actions":[{"action_id":"belay_ack",
                          "value":"tok"}]})"))
             .field == "payload.user");
+}
+
+TEST_CASE("a rendered Slack button, pressed, leads back to its delivery", "[signing]") {
+  // The pure half of the round trip: render the page's buttons, take a button as Slack
+  // would echo it in a payload, inside the form Slack posts, and verify its token.
+  belay::incident_record incident;
+  incident.id = 42;
+  incident.title = "Disk full";
+  const std::string secret = "belay-test-secret";
+  const std::string token = make_answer_token(secret, 7, 2'000'000'000'000'000);
+  auto message = json(render_slack_page(incident, token, "https://belay.test/a/x"));
+  const auto& button = message["blocks"][1]["elements"][1];
+  const std::string body =
+      "payload=" +
+      std::string{"%7B%22type%22%3A%22block_actions%22%2C%22user%22%3A%7B%22"
+                  "username%22%3A%22alice%22%7D%2C%22actions%22%3A%5B%7B%22"
+                  "action_id%22%3A%22"} +
+      str(button["action_id"]) + "%22%2C%22value%22%3A%22" + str(button["value"]) +
+      "%22%7D%5D%7D";
+  const auto payload = form_value(value_of(parse_form(body)), "payload");
+  REQUIRE(payload);
+  const slack_action a = value_of(parse_slack_action(*payload));
+  CHECK(a.action == answer_action::resolve);
+  CHECK(a.by == "alice");
+  CHECK(verify_answer_token(secret, a.token, 1'000'000'000'000'000) == 7);
 }
