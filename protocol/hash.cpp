@@ -18,6 +18,14 @@ std::string to_hex(const unsigned char* bytes, unsigned int len) {
   return out;
 }
 
+std::string hmac(const EVP_MD* md, std::string_view key, std::string_view data) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  HMAC(md, key.data(), static_cast<int>(key.size()),
+       reinterpret_cast<const unsigned char*>(data.data()), data.size(), digest, &len);
+  return std::string(reinterpret_cast<const char*>(digest), len);
+}
+
 } // namespace
 
 std::string sha256_hex(std::string_view data) {
@@ -28,11 +36,17 @@ std::string sha256_hex(std::string_view data) {
 }
 
 std::string hmac_sha256_hex(std::string_view key, std::string_view data) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
-       reinterpret_cast<const unsigned char*>(data.data()), data.size(), digest, &len);
-  return to_hex(digest, len);
+  const std::string digest = hmac_sha256(key, data);
+  return to_hex(reinterpret_cast<const unsigned char*>(digest.data()),
+                static_cast<unsigned int>(digest.size()));
+}
+
+std::string hmac_sha256(std::string_view key, std::string_view data) {
+  return hmac(EVP_sha256(), key, data);
+}
+
+std::string hmac_sha1(std::string_view key, std::string_view data) {
+  return hmac(EVP_sha1(), key, data);
 }
 
 bool constant_time_equal(std::string_view a, std::string_view b) {

@@ -1,0 +1,120 @@
+#include "protocol/answer_page.hpp"
+
+#include "protocol/markup.hpp"
+
+namespace belay::protocol {
+
+namespace {
+
+// The token is in the page's URL: no referrer may carry it elsewhere, and no search
+// engine should keep the page.
+constexpr std::string_view head_start =
+    "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+    "<meta name=\"referrer\" content=\"no-referrer\">\n"
+    "<meta name=\"robots\" content=\"noindex, nofollow\">\n";
+
+constexpr std::string_view style =
+    "<style>\n"
+    "body{font-family:system-ui,-apple-system,\"Segoe UI\",Roboto,sans-serif;margin:0;"
+    "padding:1rem;background:#f4f4f5;color:#18181b;line-height:1.4}\n"
+    "main{max-width:32rem;margin:0 auto;background:#fff;border-radius:.75rem;"
+    "padding:1.25rem;box-shadow:0 1px 3px rgba(0,0,0,.12)}\n"
+    "h1{font-size:1.3rem;margin:0 0 1rem;overflow-wrap:anywhere}\n"
+    "dl{display:grid;grid-template-columns:auto 1fr;gap:.4rem 1rem;margin:0 0 1.25rem}\n"
+    "dt{color:#71717a}dd{margin:0;overflow-wrap:anywhere}\n"
+    ".notice{margin:0 0 1rem;padding:.75rem;border-radius:.5rem;background:#ecfdf5;"
+    "color:#065f46;font-weight:600}\n"
+    ".notice.problem{background:#fef2f2;color:#991b1b}\n"
+    "form{display:flex;flex-direction:column;gap:.75rem}\n"
+    "button{font:inherit;font-size:1.1rem;font-weight:600;padding:.9rem;border:0;"
+    "border-radius:.5rem;color:#fff;cursor:pointer}\n"
+    ".ack{background:#b45309}.resolve{background:#15803d}\n"
+    ".critical,.error{color:#b91c1c;font-weight:600}.warning{color:#b45309}\n"
+    "</style>\n";
+
+std::string document(std::string_view title, const std::string& main) {
+  std::string out{head_start};
+  out += "<title>";
+  out += escape_html(title);
+  out += "</title>\n";
+  out += style;
+  out += "</head>\n<body>\n<main>\n";
+  out += main;
+  out += "</main>\n</body>\n</html>\n";
+  return out;
+}
+
+// A class only for the known severities: the value comes from a monitor.
+std::string severity_class(std::string_view severity) {
+  for (const char* known : {"critical", "error", "warning", "info"})
+    if (severity == known)
+      return std::string{" class=\""} + known + "\"";
+  return "";
+}
+
+std::string row(std::string_view label, const std::string& value_html,
+                const std::string& attributes = "") {
+  return "<dt>" + std::string{label} + "</dt><dd" + attributes + ">" + value_html +
+         "</dd>\n";
+}
+
+std::string incident_html(const incident_record& incident, std::string_view paged) {
+  std::string status = escape_html(incident.status);
+  if (incident.status == status_acknowledged && !incident.acked_by.empty())
+    status += " by " + escape_html(incident.acked_by);
+  std::string out = "<h1>" + escape_html(incident.title) + "</h1>\n<dl>\n";
+  out +=
+      row("Severity", escape_html(incident.severity), severity_class(incident.severity));
+  out += row("Status", status);
+  if (!paged.empty())
+    out += row("Paged", escape_html(paged));
+  out += row("Incident", "#" + std::to_string(incident.id));
+  out += "</dl>\n";
+  // No action attribute: the form posts to the page's own URL, /a/<token>.
+  const bool ack = can_acknowledge(incident.status);
+  const bool resolve = can_resolve(incident.status);
+  if (ack || resolve) {
+    out += "<form method=\"post\">\n";
+    if (ack)
+      out += "<button class=\"ack\" type=\"submit\" name=\"action\" "
+             "value=\"ack\">Acknowledge</button>\n";
+    if (resolve)
+      out += "<button class=\"resolve\" type=\"submit\" name=\"action\" "
+             "value=\"resolve\">Resolve</button>\n";
+    out += "</form>\n";
+  }
+  return out;
+}
+
+std::string page_title(const incident_record& incident) {
+  return "belay: " + incident.title;
+}
+
+} // namespace
+
+std::string render_answer_page(const incident_record& incident, std::string_view paged) {
+  return document(page_title(incident), incident_html(incident, paged));
+}
+
+std::string render_answer_confirmation(const incident_record& incident,
+                                       std::string_view paged, answer_outcome outcome,
+                                       std::string_view by) {
+  const bool problem =
+      outcome == answer_outcome::not_understood || outcome == answer_outcome::unavailable;
+  std::string main = "<p class=\"notice";
+  main += problem ? " problem" : "";
+  main += "\" role=\"status\">";
+  main += escape_html(answer_outcome_text(outcome, incident, by));
+  main += "</p>\n";
+  main += incident_html(incident, paged);
+  return document(page_title(incident), main);
+}
+
+std::string render_answer_not_found() {
+  return document("belay: link not valid",
+                  "<h1>This link is not valid</h1>\n<p>It may have expired. Open the "
+                  "incident in belay instead.</p>\n");
+}
+
+} // namespace belay::protocol
