@@ -19,9 +19,20 @@ inline constexpr const char* status_acknowledged = "ACKNOWLEDGED";
 inline constexpr const char* status_exhausted = "EXHAUSTED";
 inline constexpr const char* status_resolved = "RESOLVED";
 
+// Whom a step pages: exactly one of an address on a channel (channel and to), a user
+// (through their notification rules) or a schedule (whoever is on call when the step
+// fires). The fields of the other kinds stay empty.
 struct target {
   std::string channel;
   std::string to;
+  // Initialised so that {channel, to} still reads as a whole target to
+  // -Wmissing-field-initializers.
+  std::string user{};
+  std::string schedule{};
+
+  bool is_user() const { return !user.empty(); }
+  bool is_schedule() const { return !schedule.empty(); }
+  bool is_address() const { return !is_user() && !is_schedule(); }
 };
 
 struct step {
@@ -35,6 +46,29 @@ struct policy {
   std::optional<double> repeat_delay_seconds; // default: the last step's own delay
   double grace_seconds = 300;
   std::vector<step> steps;
+};
+
+// A way to reach a person: `to` on a channel of the org (the channel is the transport).
+struct contact {
+  std::string name;
+  std::string channel;
+  std::string to;
+  // One more message when an incident it was paged for is acknowledged or resolved.
+  bool status_updates = false;
+};
+
+// Paging a person pages `contact`, `delay_seconds` after the step fired.
+struct notification_rule {
+  std::string contact;
+  double delay_seconds = 0;
+};
+
+struct user_config {
+  std::string name;
+  std::string full_name;
+  std::string time_zone; // IANA, for showing the person their times; empty: not given
+  std::vector<contact> contacts;
+  std::vector<notification_rule> rules;
 };
 
 // An incident's ladder: the policy as it was when the incident opened. Immutable, so

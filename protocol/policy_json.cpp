@@ -24,10 +24,30 @@ const rapidjson::Value* required_non_empty_array(field_reader& r, const char* na
 belay::target read_target(const rapidjson::Value& value, const std::string& path,
                           std::optional<error>& failure) {
   field_reader r(value, path, failure);
-  r.refuse_unknown({"channel", "to"});
+  r.refuse_unknown({"channel", "to", "user", "schedule"});
   belay::target t;
-  t.channel = r.required_string("channel", max_name_chars);
-  t.to = r.required_string("to", no_length_limit);
+  // Exactly one kind: {"channel","to"}, {"user"} or {"schedule"}. Mixing them would
+  // leave it to the reader to guess which one pages; the later kind is the one named.
+  const bool address = r.has("channel") || r.has("to");
+  const char* second_kind = nullptr;
+  if (r.has("schedule") && (address || r.has("user")))
+    second_kind = "schedule";
+  else if (r.has("user") && address)
+    second_kind = "user";
+  if (r.ok() && second_kind) {
+    r.fail("invalid_value", r.path_of(second_kind),
+           "'" + path + "' must be exactly one kind of target: {\"channel\",\"to\"}, " +
+               "{\"user\"} or {\"schedule\"}");
+    return t;
+  }
+  if (r.has("user")) {
+    t.user = r.required_string("user", max_name_chars);
+  } else if (r.has("schedule")) {
+    t.schedule = r.required_string("schedule", max_name_chars);
+  } else {
+    t.channel = r.required_string("channel", max_name_chars);
+    t.to = r.required_string("to", no_length_limit);
+  }
   return t;
 }
 
@@ -79,10 +99,18 @@ void write_targets(json_writer& w, const std::vector<target>& targets) {
   w.StartArray();
   for (const auto& t : targets) {
     w.StartObject();
-    w.Key("channel");
-    write_string(w, t.channel);
-    w.Key("to");
-    write_string(w, t.to);
+    if (t.is_user()) {
+      w.Key("user");
+      write_string(w, t.user);
+    } else if (t.is_schedule()) {
+      w.Key("schedule");
+      write_string(w, t.schedule);
+    } else {
+      w.Key("channel");
+      write_string(w, t.channel);
+      w.Key("to");
+      write_string(w, t.to);
+    }
     w.EndObject();
   }
   w.EndArray();

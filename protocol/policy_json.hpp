@@ -15,17 +15,18 @@
 namespace belay::protocol {
 
 // {"name","repeat","repeatDelaySeconds"|null,"graceSeconds",
-//  "steps":[{"delaySeconds","targets":[{"channel","to"}]}]}
+//  "steps":[{"delaySeconds","targets":[{"channel","to"} | {"user"} | {"schedule"}]}]}
 void write_policy(json_writer& w, const belay::policy& p);
-// A step's targets: [{"channel": …, "to": …}, …].
+// A step's targets: [{"channel": …, "to": …}, {"user": …}, {"schedule": …}, …].
 void write_targets(json_writer& w, const std::vector<target>& targets);
 std::string render_policy(const belay::policy& p);
 
 // name* (1..255), repeat (whole number ≥ 0, default 0), repeatDelaySeconds (≥ 0,
 // optional), graceSeconds (≥ 0, default 300), steps* (non-empty), each step
-// {delaySeconds (≥ 0, default 0), targets* (non-empty) [{channel*, to*}]}. Unknown
-// fields are refused. Whether a target's channel exists is not checked here: that
-// needs the org (see provisioning.hpp).
+// {delaySeconds (≥ 0, default 0), targets* (non-empty)}, each target exactly one of
+// {channel*, to*}, {user*} or {schedule*}. Unknown fields are refused. Whether a
+// target's channel, user or schedule exists is not checked here: that needs the org
+// (see provisioning.hpp).
 parsed<belay::policy> parse_policy(std::string_view json);
 
 // The same, for a policy inside a larger document; errors are recorded in

@@ -4,6 +4,7 @@
 #include "protocol/json_document.hpp"
 #include "protocol/limits.hpp"
 #include "protocol/policy_json.hpp"
+#include "protocol/schedule_json.hpp"
 #include "protocol/text.hpp"
 
 #include <algorithm>
@@ -116,12 +117,15 @@ public:
         keys_(keys) {}
 
   provisioned_org read() {
-    r_.refuse_unknown({"name", "apiKeys", "channels", "policies", "integrations"});
+    r_.refuse_unknown({"name", "apiKeys", "channels", "users", "schedules", "policies",
+                       "integrations"});
     org_.name = r_.required_string("name", max_name_chars);
     unique_name(org_names_, org_.name, r_.path_of("name"), "org name");
     read_api_keys();
     read_channels();
     check_failover();
+    read_users();
+    read_schedules();
     read_policies();
     read_integrations();
     return std::move(org_);
@@ -224,6 +228,125 @@ private:
     }
   }
 
+  // "names channel \"x\", which org \"acme\" does not define"
+  void fail_unknown(const std::string& path, const char* what, const std::string& name) {
+    r_.fail("invalid_value", path,
+            quoted(path) + " names " + what + " \"" + name + "\", which org \"" +
+                org_.name + "\" does not define");
+  }
+
+  bool has_user(const std::string& name) const {
+    return std::any_of(org_.users.begin(), org_.users.end(),
+                       [&](const user_config& u) { return u.name == name; });
+  }
+
+  bool has_schedule(const std::string& name) const {
+    return std::any_of(org_.schedules.begin(), org_.schedules.end(),
+                       [&](const schedule& s) { return s.name == name; });
+  }
+
+  // Refuses an empty list, saying `why` it matters.
+  const rapidjson::Value* required_non_empty(field_reader& r, const char* name,
+                                             const char* why) {
+    const rapidjson::Value* array = r.required_array(name);
+    if (array && array->Empty()) {
+      r.fail("invalid_value", r.path_of(name),
+             quoted(r.path_of(name)) + " must not be empty: " + why);
+      return nullptr;
+    }
+    return array;
+  }
+
+  contact read_contact(const rapidjson::Value& value, const std::string& path) {
+    field_reader r(value, path, failure_);
+    r.refuse_unknown({"name", "channel", "to", "statusUpdates"});
+    contact c;
+    c.name = r.required_string("name", max_name_chars);
+    c.channel = r.required_string("channel", max_name_chars);
+    if (r.ok() && !channel_index(c.channel))
+      fail_unknown(r.path_of("channel"), "channel", c.channel);
+    c.to = r.required_string("to", no_length_limit);
+    c.status_updates = r.optional_bool("statusUpdates").value_or(false);
+    return c;
+  }
+
+  notification_rule read_rule(const rapidjson::Value& value, const std::string& path,
+                              const user_config& u) {
+    field_reader r(value, path, failure_);
+    r.refuse_unknown({"contact", "delaySeconds"});
+    notification_rule rule;
+    rule.contact = r.required_string("contact", max_name_chars);
+    const bool known =
+        std::any_of(u.contacts.begin(), u.contacts.end(),
+                    [&](const contact& c) { return c.name == rule.contact; });
+    if (r.ok() && !known)
+      r.fail("invalid_value", r.path_of("contact"),
+             quoted(r.path_of("contact")) + " names contact \"" + rule.contact +
+                 "\", which user \"" + u.name + "\" does not have");
+    rule.delay_seconds =
+        r.optional_seconds("delaySeconds", lowest_seconds::zero).value_or(0);
+    return rule;
+  }
+
+  user_config read_user(const rapidjson::Value& value, const std::string& path) {
+    field_reader r(value, path, failure_);
+    r.refuse_unknown({"name", "fullName", "timeZone", "contacts", "rules"});
+    user_config u;
+    u.name = r.required_string("name", max_name_chars);
+    u.full_name =
+        r.optional_string("fullName", max_name_chars, blank::allowed).value_or("");
+    u.time_zone = r.optional_string("timeZone", no_length_limit).value_or("");
+    if (r.ok() && !u.time_zone.empty() && !find_time_zone(u.time_zone))
+      r.fail("invalid_value", r.path_of("timeZone"),
+             quoted(r.path_of("timeZone")) +
+                 " must be an IANA time zone of the system tz database (such as "
+                 "\"Europe/Berlin\"), not \"" +
+                 abbreviate(u.time_zone) + "\"");
+    first_seen contact_names;
+    if (const rapidjson::Value* contacts =
+            required_non_empty(r, "contacts", "a user needs a way to be reached")) {
+      for (rapidjson::SizeType i = 0; i < contacts->Size() && r.ok(); ++i) {
+        const std::string contact_path = element_path(r.path_of("contacts"), i);
+        u.contacts.push_back(read_contact((*contacts)[i], contact_path));
+        unique_name(contact_names, u.contacts.back().name,
+                    member_path(contact_path, "name"), "contact name");
+      }
+    }
+    if (const rapidjson::Value* rules =
+            required_non_empty(r, "rules", "a user needs a rule that pages them")) {
+      for (rapidjson::SizeType i = 0; i < rules->Size() && r.ok(); ++i)
+        u.rules.push_back(read_rule((*rules)[i], element_path(r.path_of("rules"), i), u));
+    }
+    return u;
+  }
+
+  void read_users() {
+    const rapidjson::Value* users = r_.optional_array("users");
+    for (rapidjson::SizeType i = 0; users && i < users->Size() && r_.ok(); ++i) {
+      const std::string path = element_path(r_.path_of("users"), i);
+      org_.users.push_back(read_user((*users)[i], path));
+      unique_name(user_names_, org_.users.back().name, member_path(path, "name"),
+                  "user name");
+    }
+  }
+
+  void read_schedules() {
+    const rapidjson::Value* schedules = r_.optional_array("schedules");
+    for (rapidjson::SizeType i = 0; schedules && i < schedules->Size() && r_.ok(); ++i) {
+      const std::string path = element_path(r_.path_of("schedules"), i);
+      org_.schedules.push_back(read_schedule((*schedules)[i], path, failure_));
+      const schedule& s = org_.schedules.back();
+      unique_name(schedule_names_, s.name, member_path(path, "name"), "schedule name");
+      for (std::size_t l = 0; l < s.layers.size() && r_.ok(); ++l) {
+        const std::string users_path =
+            member_path(element_path(member_path(path, "layers"), l), "users");
+        for (std::size_t u = 0; u < s.layers[l].users.size() && r_.ok(); ++u)
+          if (!has_user(s.layers[l].users[u]))
+            fail_unknown(element_path(users_path, u), "user", s.layers[l].users[u]);
+      }
+    }
+  }
+
   void read_policies() {
     const rapidjson::Value* policies = r_.optional_array("policies");
     for (rapidjson::SizeType i = 0; policies && i < policies->Size() && r_.ok(); ++i) {
@@ -239,14 +362,15 @@ private:
     for (std::size_t s = 0; s < p.steps.size() && r_.ok(); ++s) {
       const std::string step_path = element_path(member_path(policy_path, "steps"), s);
       for (std::size_t t = 0; t < p.steps[s].targets.size() && r_.ok(); ++t) {
-        const std::string& channel = p.steps[s].targets[t].channel;
-        if (channel_index(channel))
-          continue;
-        const std::string path =
-            member_path(element_path(member_path(step_path, "targets"), t), "channel");
-        r_.fail("invalid_value", path,
-                quoted(path) + " names channel \"" + channel + "\", which org \"" +
-                    org_.name + "\" does not define");
+        const belay::target& target = p.steps[s].targets[t];
+        const std::string target_path =
+            element_path(member_path(step_path, "targets"), t);
+        if (target.is_user() && !has_user(target.user))
+          fail_unknown(member_path(target_path, "user"), "user", target.user);
+        else if (target.is_schedule() && !has_schedule(target.schedule))
+          fail_unknown(member_path(target_path, "schedule"), "schedule", target.schedule);
+        else if (target.is_address() && !channel_index(target.channel))
+          fail_unknown(member_path(target_path, "channel"), "channel", target.channel);
       }
     }
   }
@@ -278,6 +402,8 @@ private:
   first_seen& org_names_;
   first_seen& keys_;
   first_seen channel_names_;
+  first_seen user_names_;
+  first_seen schedule_names_;
   first_seen policy_names_;
   first_seen integration_names_;
   provisioned_org org_;

@@ -1,9 +1,11 @@
-// The provisioning file of DESIGN.md section 6: orgs with their API keys, channels,
-// escalation policies and integrations, applied idempotently at start.
+// The provisioning file of DESIGN.md sections 6 and 10: orgs with their API keys,
+// channels, users, on-call schedules, escalation policies and integrations, applied
+// idempotently at start.
 #pragma once
 
 #include "protocol/error.hpp"
 #include "protocol/model.hpp"
+#include "protocol/oncall.hpp"
 
 #include <string>
 #include <string_view>
@@ -23,6 +25,8 @@ struct provisioned_org {
   std::string name;
   std::vector<std::string> api_keys;    // plain text here; storage keeps only hashes
   std::vector<channel_config> channels; // org_id 0: storage assigns it
+  std::vector<user_config> users;
+  std::vector<schedule> schedules; // zones resolved
   std::vector<belay::policy> policies;
   std::vector<provisioned_integration> integrations;
 };
@@ -42,7 +46,13 @@ struct provisioning {
 // maxAttempts (≥ 1, default 4), retryBaseSeconds (> 0, default 30), retryCapSeconds
 // (≥ base, default 120 or the base if larger), timeoutSeconds (> 0, default 5),
 // failoverTo (another channel of the org; chains must not loop).
-// Policies: see policy_json.hpp; each target's channel must exist in the org.
+// Users (DESIGN.md section 10): name*, fullName, timeZone (IANA), contacts* (non-empty)
+// [{name* (unique for the user), channel* (of the org), to*, statusUpdates}], rules*
+// (non-empty) [{contact* (one of the user's contacts), delaySeconds (≥ 0, default 0)}]:
+// a user nobody can reach would turn a page to them into silence.
+// Schedules: see schedule_json.hpp; every layer user must be a user of the org.
+// Policies: see policy_json.hpp; each target's channel, user or schedule must exist in
+// the org.
 // Integrations: name*, type* events|alertmanager, key*, policy* (of the org), shadow.
 // Org names are unique in the file, other names within their org; keys (API and
 // integration keys) are unique in the whole file and contain no whitespace.

@@ -10,6 +10,7 @@ BELAY_PACKAGES=(
   libcaf-dev libpq-dev rapidjson-dev libcpp-httplib-dev catch2
   libcurl4-openssl-dev libssl-dev libspdlog-dev libfmt-dev
   postgresql python3-aiosmtpd curl
+  libhowardhinnant-date-dev tzdata python3-icalendar
   chromium nodejs
 )
 

@@ -95,3 +95,43 @@ TEST_CASE("a misspelt policy field is refused, not ignored") {
   CHECK(e.code == "unknown_field");
   CHECK(e.field == "grace");
 }
+
+TEST_CASE("targets may page a user or a schedule, and render back as they came") {
+  auto p = value_of(parse_policy(R"({"name":"p","steps":[{"targets":[
+    {"channel":"c","to":"t"},{"user":"alice"},{"schedule":"primary"}]}]})"));
+  const auto& targets = p.steps[0].targets;
+  REQUIRE(targets.size() == 3);
+  CHECK(targets[0].is_address());
+  CHECK(targets[1].is_user());
+  CHECK(targets[1].user == "alice");
+  CHECK(targets[1].channel.empty());
+  CHECK(targets[2].is_schedule());
+  CHECK(targets[2].schedule == "primary");
+  const auto rendered = json(render_policy(p));
+  const auto& written = rendered["steps"][0]["targets"];
+  CHECK(text_of(written) ==
+        R"([{"channel":"c","to":"t"},{"user":"alice"},{"schedule":"primary"}])");
+  auto back = value_of(parse_policy(render_policy(p)));
+  CHECK(back.steps[0].targets[1].user == "alice");
+  CHECK(back.steps[0].targets[2].schedule == "primary");
+}
+
+TEST_CASE("a target is exactly one kind") {
+  auto user_and_address = error_of(parse_policy(
+      R"({"name":"p","steps":[{"targets":[{"channel":"c","to":"t","user":"alice"}]}]})"));
+  CHECK(user_and_address.code == "invalid_value");
+  CHECK(user_and_address.field == "steps[0].targets[0].user");
+  CHECK_THAT(user_and_address.message, Catch::Contains("exactly one kind"));
+  auto user_and_schedule = error_of(parse_policy(
+      R"({"name":"p","steps":[{"targets":[{"user":"alice","schedule":"primary"}]}]})"));
+  CHECK(user_and_schedule.field == "steps[0].targets[0].schedule");
+  auto to_and_schedule = error_of(parse_policy(
+      R"({"name":"p","steps":[{"targets":[{"to":"t","schedule":"primary"}]}]})"));
+  CHECK(to_and_schedule.field == "steps[0].targets[0].schedule");
+  auto blank_user =
+      error_of(parse_policy(R"({"name":"p","steps":[{"targets":[{"user":" "}]}]})"));
+  CHECK(blank_user.field == "steps[0].targets[0].user");
+  auto nothing = error_of(parse_policy(R"({"name":"p","steps":[{"targets":[{}]}]})"));
+  CHECK(nothing.code == "missing_field");
+  CHECK(nothing.field == "steps[0].targets[0].channel");
+}

@@ -315,3 +315,182 @@ TEST_CASE("shadow integrations are marked") {
       value_of(parse_provisioning(example_with("/orgs/0/integrations/1/shadow", "true")));
   CHECK(p.orgs[0].integrations[1].shadow);
 }
+
+namespace {
+
+// The users and schedules of DESIGN.md section 10, in an org with the channels they
+// name and a policy that pages the schedule, then a user.
+const char* people_example = R"({"orgs":[{"name":"acme",
+  "channels":[{"name":"mail","type":"email","url":"smtp://127.0.0.1:2525"},
+              {"name":"sms","type":"sms","url":"http://127.0.0.1:9100"}],
+  "users": [{"name": "alice", "fullName": "Alice Ng", "timeZone": "Europe/Berlin",
+             "contacts": [{"name": "mail", "channel": "mail", "to": "alice@example.com"},
+                          {"name": "phone", "channel": "sms", "to": "+15550100", "statusUpdates": true}],
+             "rules": [{"contact": "mail", "delaySeconds": 0}, {"contact": "phone", "delaySeconds": 120}]},
+            {"name": "bob", "contacts": [{"name": "mail", "channel": "mail", "to": "bob@example.com"}],
+             "rules": [{"contact": "mail"}]},
+            {"name": "carol", "contacts": [{"name": "mail", "channel": "mail", "to": "carol@example.com"}],
+             "rules": [{"contact": "mail"}]},
+            {"name": "dave", "contacts": [{"name": "sms", "channel": "sms", "to": "+15550199"}],
+             "rules": [{"contact": "sms"}]}],
+  "schedules": [{"name": "primary", "timeZone": "America/New_York",
+                 "layers": [{"name": "weekdays", "users": ["alice", "bob", "carol"],
+                             "rotation": {"type": "weekly", "length": 1, "start": "2026-11-02T09:00"},
+                             "restrictions": [{"days": ["mon","tue","wed","thu","fri"], "start": "09:00", "end": "18:00"}]},
+                            {"name": "backstop", "users": ["dave"], "rotation": {"type": "daily", "length": 1, "start": "2026-11-02T00:00"}}]}],
+  "policies":[{"name":"default","steps":[{"targets":[{"schedule":"primary"}]},
+                                         {"delaySeconds":300,"targets":[{"user":"alice"},{"channel":"mail","to":"lead@example.com"}]}]}]}]})";
+
+std::string people_with(const char* pointer, const std::string& value_json) {
+  auto doc = json(people_example);
+  auto value = json(value_json);
+  rapidjson::Value copy(value, doc.GetAllocator());
+  rapidjson::Pointer(pointer).Set(doc, copy);
+  return text_of(doc);
+}
+
+std::string people_without(const char* pointer) {
+  auto doc = json(people_example);
+  REQUIRE(rapidjson::Pointer(pointer).Erase(doc));
+  return text_of(doc);
+}
+
+} // namespace
+
+TEST_CASE("the DESIGN.md users and schedules provision with everything in them") {
+  auto p = value_of(parse_provisioning(people_example));
+  const provisioned_org& acme = p.orgs[0];
+  REQUIRE(acme.users.size() == 4);
+  const user_config& alice = acme.users[0];
+  CHECK(alice.name == "alice");
+  CHECK(alice.full_name == "Alice Ng");
+  CHECK(alice.time_zone == "Europe/Berlin");
+  REQUIRE(alice.contacts.size() == 2);
+  CHECK(alice.contacts[0].name == "mail");
+  CHECK(alice.contacts[0].channel == "mail");
+  CHECK(alice.contacts[0].to == "alice@example.com");
+  CHECK_FALSE(alice.contacts[0].status_updates);
+  CHECK(alice.contacts[1].channel == "sms");
+  CHECK(alice.contacts[1].status_updates);
+  REQUIRE(alice.rules.size() == 2);
+  CHECK(alice.rules[0].contact == "mail");
+  CHECK(alice.rules[0].delay_seconds == 0);
+  CHECK(alice.rules[1].contact == "phone");
+  CHECK(alice.rules[1].delay_seconds == 120);
+  CHECK(acme.users[1].full_name.empty());
+  CHECK(acme.users[1].time_zone.empty());
+
+  REQUIRE(acme.schedules.size() == 1);
+  const schedule& primary = acme.schedules[0];
+  CHECK(primary.name == "primary");
+  CHECK(primary.zone == date::locate_zone("America/New_York"));
+  REQUIRE(primary.layers.size() == 2);
+  CHECK(primary.layers[0].users == std::vector<std::string>{"alice", "bob", "carol"});
+  CHECK(primary.layers[1].rotation.type == rotation_type::daily);
+
+  const auto& steps = acme.policies[0].steps;
+  CHECK(steps[0].targets[0].schedule == "primary");
+  CHECK(steps[1].targets[0].user == "alice");
+  CHECK(steps[1].targets[1].channel == "mail");
+}
+
+TEST_CASE("users are optional, and so are schedules") {
+  auto p = value_of(parse_provisioning(design_example));
+  CHECK(p.orgs[0].users.empty());
+  CHECK(p.orgs[0].schedules.empty());
+}
+
+TEST_CASE("a user's contacts use the org's channels and rules the user's contacts") {
+  auto channel = invalid(parse_provisioning(
+      people_with("/orgs/0/users/0/contacts/1/channel", R"("pager")")));
+  CHECK(channel.field == "orgs[0].users[0].contacts[1].channel");
+  CHECK_THAT(channel.message, Catch::Contains("\"pager\""));
+  auto rule = invalid(
+      parse_provisioning(people_with("/orgs/0/users/0/rules/1/contact", R"("sms")")));
+  CHECK(rule.field == "orgs[0].users[0].rules[1].contact");
+  CHECK_THAT(rule.message, Catch::Contains("user \"alice\""));
+  CHECK(invalid(
+            parse_provisioning(people_with("/orgs/0/users/0/rules/1/delaySeconds", "-1")))
+            .field == "orgs[0].users[0].rules[1].delaySeconds");
+  CHECK(invalid(parse_provisioning(
+                    people_with("/orgs/0/users/0/contacts/1/statusUpdates", R"("yes")")))
+            .field == "orgs[0].users[0].contacts[1].statusUpdates");
+  CHECK(invalid(parse_provisioning(people_without("/orgs/0/users/0/contacts/1/to")))
+            .field == "orgs[0].users[0].contacts[1].to");
+}
+
+TEST_CASE("a user must be reachable: contacts and rules are required and non-empty") {
+  CHECK(
+      invalid(parse_provisioning(people_with("/orgs/0/users/1/contacts", "[]"))).field ==
+      "orgs[0].users[1].contacts");
+  CHECK(invalid(parse_provisioning(people_with("/orgs/0/users/1/rules", "[]"))).field ==
+        "orgs[0].users[1].rules");
+  CHECK(invalid(parse_provisioning(people_without("/orgs/0/users/1/rules"))).field ==
+        "orgs[0].users[1].rules");
+}
+
+TEST_CASE("user fields are checked with their paths") {
+  CHECK(invalid(parse_provisioning(
+                    people_with("/orgs/0/users/0/timeZone", R"("Europe/Atlantis")")))
+            .field == "orgs[0].users[0].timeZone");
+  CHECK(invalid(parse_provisioning(people_with("/orgs/0/users/0/email", R"("a@b")")))
+            .field == "orgs[0].users[0].email");
+  CHECK(invalid(parse_provisioning(
+                    people_with("/orgs/0/users/0/contacts/0/address", R"("a@b")")))
+            .field == "orgs[0].users[0].contacts[0].address");
+  auto twice =
+      invalid(parse_provisioning(people_with("/orgs/0/users/2/name", R"("bob")")));
+  CHECK(twice.field == "orgs[0].users[2].name");
+  CHECK_THAT(twice.message, Catch::Contains("orgs[0].users[1].name"));
+  CHECK(invalid(parse_provisioning(
+                    people_with("/orgs/0/users/0/contacts/1/name", R"("mail")")))
+            .field == "orgs[0].users[0].contacts[1].name");
+}
+
+TEST_CASE("schedules are checked with their full paths") {
+  auto stranger = invalid(parse_provisioning(
+      people_with("/orgs/0/schedules/0/layers/1/users/0", R"("mallory")")));
+  CHECK(stranger.field == "orgs[0].schedules[0].layers[1].users[0]");
+  CHECK_THAT(stranger.message, Catch::Contains("\"mallory\""));
+  CHECK(invalid(parse_provisioning(people_with(
+                    "/orgs/0/schedules/0/layers/1/rotation/start", R"("tomorrow")")))
+            .field == "orgs[0].schedules[0].layers[1].rotation.start");
+  CHECK(invalid(parse_provisioning(
+                    people_with("/orgs/0/schedules/0/timeZone", R"("Moon/Tycho")")))
+            .field == "orgs[0].schedules[0].timeZone");
+  CHECK(invalid(parse_provisioning(people_with(
+                    "/orgs/0/schedules/0/layers/0/restrictions/0/days/0", R"("lun")")))
+            .field == "orgs[0].schedules[0].layers[0].restrictions[0].days[0]");
+  CHECK(invalid(parse_provisioning(
+                    people_with("/orgs/0/schedules/0/layers/0/rotation/length", "0")))
+            .field == "orgs[0].schedules[0].layers[0].rotation.length");
+  auto doc = json(people_example);
+  rapidjson::Value copy(doc["orgs"][0]["schedules"][0], doc.GetAllocator());
+  doc["orgs"][0]["schedules"].PushBack(copy, doc.GetAllocator());
+  CHECK(invalid(parse_provisioning(text_of(doc))).field == "orgs[0].schedules[1].name");
+}
+
+TEST_CASE("policy targets must name a user or schedule of the org") {
+  auto user = invalid(parse_provisioning(
+      people_with("/orgs/0/policies/0/steps/1/targets/0", R"({"user":"mallory"})")));
+  CHECK(user.field == "orgs[0].policies[0].steps[1].targets[0].user");
+  CHECK_THAT(user.message, Catch::Contains("\"mallory\""));
+  auto schedule = invalid(parse_provisioning(people_with(
+      "/orgs/0/policies/0/steps/0/targets/0", R"({"schedule":"secondary"})")));
+  CHECK(schedule.field == "orgs[0].policies[0].steps[0].targets[0].schedule");
+  auto both = invalid(
+      parse_provisioning(people_with("/orgs/0/policies/0/steps/0/targets/0",
+                                     R"({"schedule":"primary","user":"alice"})")));
+  CHECK(both.field == "orgs[0].policies[0].steps[0].targets[0].schedule");
+}
+
+TEST_CASE("users and schedules belong to their org") {
+  auto e = invalid(parse_provisioning(R"({"orgs":[
+    {"name":"acme","channels":[{"name":"c","type":"log"}],
+     "users":[{"name":"alice","contacts":[{"name":"log","channel":"c","to":"x"}],
+               "rules":[{"contact":"log"}]}]},
+    {"name":"globex","channels":[{"name":"c","type":"log"}],
+     "schedules":[{"name":"s","timeZone":"Etc/UTC","layers":[{"name":"l","users":["alice"],
+                   "rotation":{"type":"daily","start":"2026-01-01T00:00"}}]}]}]})"));
+  CHECK(e.field == "orgs[1].schedules[0].layers[0].users[0]");
+}
