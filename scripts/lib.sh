@@ -13,6 +13,10 @@ BELAY_PACKAGES=(
   chromium nodejs
 )
 
+# What the fuzz preset adds (clang and its libFuzzer runtime): scripts/fuzz and
+# scripts/test install these too, scripts/run does not need them.
+BELAY_FUZZ_PACKAGES=(clang-14 libclang-rt-14-dev)
+
 say() { printf '\033[1mbelay:\033[0m %s\n' "$*"; }
 
 install_missing() {
@@ -103,3 +107,45 @@ pg_ensure_db() {
 }
 
 pg_url() { echo "host=$1 port=$2 dbname=$3 user=postgres"; }
+
+# Fuzzing protocol/'s parsers (tests/fuzz): one libFuzzer executable per
+# tests/fuzz/<target>_fuzz.cpp, built by the fuzz preset.
+FUZZ_SOURCE_DIR=$BELAY_ROOT/tests/fuzz
+FUZZ_BIN_DIR=$BELAY_ROOT/build/fuzz/tests/fuzz
+FUZZ_CRASH_DIR=$BELAY_ROOT/build/fuzz/crashes
+
+fuzz_targets() {
+  local source
+  for source in "$FUZZ_SOURCE_DIR"/*_fuzz.cpp; do basename "$source" _fuzz.cpp; done
+}
+
+# fuzz_run TARGET SECONDS WORK [libFuzzer flags...]: fuzzes TARGET for SECONDS on a copy
+# of its committed corpus in WORK/corpus (new inputs land there, never in tests/), with
+# the JSON dictionary when the target has one. Crash files go to FUZZ_CRASH_DIR/TARGET.
+# Returns libFuzzer's status: non-zero on a crash, a leak, a timeout or running out of
+# memory.
+fuzz_run() {
+  local target=$1 seconds=$2 work=$3
+  shift 3
+  local seeds=$FUZZ_SOURCE_DIR/corpus/$target
+  rm -rf "$work"
+  mkdir -p "$work/corpus" "$FUZZ_CRASH_DIR/$target"
+  if [ -d "$seeds" ]; then cp -r "$seeds/." "$work/corpus/"; fi
+  local dict=()
+  if [ -f "$FUZZ_SOURCE_DIR/dict/$target.dict" ]; then
+    cat "$FUZZ_SOURCE_DIR/dict/json.dict" "$FUZZ_SOURCE_DIR/dict/$target.dict" >"$work/dict"
+    dict=(-dict="$work/dict")
+  fi
+  UBSAN_OPTIONS=print_stacktrace=1 "$FUZZ_BIN_DIR/${target}_fuzz" \
+    -max_total_time="$seconds" -timeout=10 -rss_limit_mb=1024 -print_final_stats=1 \
+    -artifact_prefix="$FUZZ_CRASH_DIR/$target/" "${dict[@]}" "$@" "$work/corpus"
+}
+
+# fuzz_summary LOG: "N runs, N exec/s, cov N" from a fuzz_run's output.
+fuzz_summary() {
+  local runs rate cov
+  runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$1" | tail -1)
+  rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$1" | tail -1)
+  cov=$(grep -o 'cov: [0-9]*' "$1" | tail -1)
+  echo "${runs:-?} runs, ${rate:-?} exec/s, ${cov:-cov: ?}"
+}
