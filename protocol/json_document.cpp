@@ -15,21 +15,36 @@ namespace belay::protocol {
 
 namespace {
 
-// Numbers arrive as their text (see exact_numbers).
+// Numbers arrive as their text (see checked_values).
 constexpr unsigned parse_flags =
     rapidjson::kParseValidateEncodingFlag | rapidjson::kParseNumbersAsStringsFlag;
 
-// RapidJSON 1.1.0 (Debian 12's) converts some numbers wrongly even in full-precision
-// mode: 0e100 comes out as -2e146, 0.184467440737095516159 as -6.5e-201, and 2e308 as
-// an infinity that no writer can render (Tencent/rapidjson#1249, #1441, #2326; fixed
-// after the release). So the reader hands numbers over as text, and this handler
-// converts them for the document: integers as 64-bit integers while they fit, anything
-// else with the C library's correctly rounded strtod, in the C locale.
-class exact_numbers {
-public:
-  explicit exact_numbers(rapidjson::Document& doc) : doc_(doc) {}
+// An unpaired low surrogate escape (\udc00 to \udfff): RapidJSON 1.1.0 encodes it as
+// the three bytes ED B0..BF xx, which are not UTF-8. Raw input bytes are validated
+// already, so only an escape can produce them.
+bool has_surrogate(std::string_view s) {
+  for (std::size_t i = 0; i + 1 < s.size(); ++i)
+    if (static_cast<unsigned char>(s[i]) == 0xED &&
+        static_cast<unsigned char>(s[i + 1]) >= 0xA0)
+      return true;
+  return false;
+}
 
-  bool too_big() const { return too_big_; }
+// Builds the document from the reader's events, correcting two things RapidJSON 1.1.0
+// (Debian 12's) gets wrong, both fixed after that release:
+// - Numbers, even in full-precision mode: 0e100 comes out as -2e146,
+//   0.184467440737095516159 as -6.5e-201, and 2e308 as an infinity that no writer can
+//   render (Tencent/rapidjson#1249, #1441, #2326). So the reader hands numbers over as
+//   text, converted here: integers as 64-bit integers while they fit, anything else
+//   with the C library's correctly rounded strtod, in the C locale.
+// - Strings: an unpaired low surrogate escape passes as bytes that are not UTF-8, which
+//   PostgreSQL refuses; it is refused here as RapidJSON refuses an unpaired high one.
+class checked_values {
+public:
+  explicit checked_values(rapidjson::Document& doc) : doc_(doc) {}
+
+  // Why the last event was refused, if it was.
+  std::optional<rapidjson::ParseErrorCode> refusal() const { return refusal_; }
 
   // `text` is NUL-terminated and already valid JSON number syntax.
   bool RawNumber(const char* text, rapidjson::SizeType length, bool) {
@@ -47,10 +62,8 @@ public:
     }
     static const locale_t c_locale = newlocale(LC_ALL_MASK, "C", locale_t{});
     const double value = strtod_l(text, nullptr, c_locale);
-    if (std::isinf(value)) {
-      too_big_ = true;
-      return false;
-    }
+    if (std::isinf(value))
+      return refuse(rapidjson::kParseErrorNumberTooBig);
     return doc_.Double(value);
   }
 
@@ -63,10 +76,14 @@ public:
   bool Uint64(uint64_t u) { return doc_.Uint64(u); }
   bool Double(double d) { return doc_.Double(d); }
   bool String(const char* s, rapidjson::SizeType n, bool copy) {
+    if (has_surrogate({s, n}))
+      return refuse(rapidjson::kParseErrorStringUnicodeSurrogateInvalid);
     return doc_.String(s, n, copy);
   }
   bool StartObject() { return doc_.StartObject(); }
   bool Key(const char* s, rapidjson::SizeType n, bool copy) {
+    if (has_surrogate({s, n}))
+      return refuse(rapidjson::kParseErrorStringUnicodeSurrogateInvalid);
     return doc_.Key(s, n, copy);
   }
   bool EndObject(rapidjson::SizeType members) { return doc_.EndObject(members); }
@@ -74,25 +91,30 @@ public:
   bool EndArray(rapidjson::SizeType elements) { return doc_.EndArray(elements); }
 
 private:
+  bool refuse(rapidjson::ParseErrorCode why) {
+    refusal_ = why;
+    return false;
+  }
+
   rapidjson::Document& doc_;
-  bool too_big_ = false;
+  std::optional<rapidjson::ParseErrorCode> refusal_;
 };
 
-// Fills a document through exact_numbers (a generator for Document::Populate).
-struct exact_parse {
-  explicit exact_parse(std::string_view json) : text(json) {}
+// Fills a document through checked_values (a generator for Document::Populate).
+struct checked_parse {
+  explicit checked_parse(std::string_view json) : text(json) {}
 
   std::string_view text;
   rapidjson::ParseResult result;
-  bool number_too_big = false;
+  std::optional<rapidjson::ParseErrorCode> refusal;
 
   bool operator()(rapidjson::Document& doc) {
-    exact_numbers handler(doc);
+    checked_values handler(doc);
     rapidjson::MemoryStream bytes(text.data(), text.size());
     rapidjson::EncodedInputStream<rapidjson::UTF8<>, rapidjson::MemoryStream> in(bytes);
     rapidjson::Reader reader;
     result = reader.Parse<parse_flags>(in, handler);
-    number_too_big = handler.too_big();
+    refusal = handler.refusal();
     return !result.IsError();
   }
 };
@@ -162,12 +184,12 @@ std::optional<error> parse_json(rapidjson::Document& doc, std::string_view text,
   if (auto offset = too_deep_at(text))
     return invalid_json(subject + " nests deeper than " + std::to_string(max_json_depth) +
                         " levels" + at(text, *offset));
-  exact_parse parse(text);
+  checked_parse parse(text);
   doc.Populate(parse);
   if (!parse.result.IsError())
     return std::nullopt;
-  std::string reason = rapidjson::GetParseError_En(
-      parse.number_too_big ? rapidjson::kParseErrorNumberTooBig : parse.result.Code());
+  std::string reason =
+      rapidjson::GetParseError_En(parse.refusal.value_or(parse.result.Code()));
   if (!reason.empty() && reason.back() == '.')
     reason.pop_back();
   return invalid_json(subject + " is not valid JSON: " + reason +

@@ -49,3 +49,23 @@ TEST_CASE("a number beyond a double is refused as invalid JSON") {
     CHECK_THAT(e.message, Catch::Contains("Number too big"));
   }
 }
+
+// RapidJSON 1.1.0 let \udc00-\udfff through alone as the bytes ED B0 80 and so on, which
+// PostgreSQL refuses as UTF-8 (found by tests/fuzz).
+TEST_CASE("an unpaired low surrogate escape is refused as invalid JSON") {
+  for (
+      const char* body :
+      {R"({"dedupKey":"a\udc00b","title":"t","policy":"p"})",
+       R"({"dedupKey":"k","title":"t","policy":"p","details":{"\udfff":1}})",
+       R"({"dedupKey":"k","title":"t","policy":"p","details":{"a":["\ud83d\ude00\ude00"]}})"}) {
+    auto e = error_of(parse_trigger_request(body));
+    CHECK(e.code == "invalid_json");
+    CHECK_THAT(e.message, Catch::Contains("surrogate"));
+  }
+}
+
+TEST_CASE("a surrogate pair escape is one character in UTF-8") {
+  auto r = value_of(
+      parse_trigger_request(R"({"dedupKey":"\ud83d\ude00","title":"t","policy":"p"})"));
+  CHECK(r.dedup_key == "\xF0\x9F\x98\x80");
+}
