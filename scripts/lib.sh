@@ -141,6 +141,38 @@ fuzz_run() {
     -artifact_prefix="$FUZZ_CRASH_DIR/$target/" "${dict[@]}" "$@" "$work/corpus"
 }
 
+# fuzz_all SECONDS WORK: every target for SECONDS, as many at once as there are cores,
+# each in WORK/TARGET with its output in WORK/TARGET.log. One line per target, and a
+# failure's log tail. Sets FUZZ_PASSED and FUZZ_FAILED.
+fuzz_all() {
+  local seconds=$1 work=$2 jobs target k
+  local targets=()
+  mapfile -t targets < <(fuzz_targets)
+  jobs=$(nproc)
+  FUZZ_PASSED=0 FUZZ_FAILED=0
+  mkdir -p "$work"
+  for ((first = 0; first < ${#targets[@]}; first += jobs)); do
+    local batch=("${targets[@]:first:jobs}") pids=()
+    for target in "${batch[@]}"; do
+      fuzz_run "$target" "$seconds" "$work/$target" >"$work/$target.log" 2>&1 &
+      pids+=($!)
+    done
+    for k in "${!batch[@]}"; do
+      target=${batch[k]}
+      if wait "${pids[k]}"; then
+        FUZZ_PASSED=$((FUZZ_PASSED + 1))
+        say "fuzz: $target passed ($(fuzz_summary "$work/$target.log"))"
+      else
+        FUZZ_FAILED=$((FUZZ_FAILED + 1))
+        say "fuzz: $target FAILED; the end of its log:"
+        tail -40 "$work/$target.log"
+        say "fuzz: $target's crash inputs are in $FUZZ_CRASH_DIR/$target/;" \
+          "reproduce with $FUZZ_BIN_DIR/${target}_fuzz <input>"
+      fi
+    done
+  done
+}
+
 # fuzz_summary LOG: "N runs, N exec/s, cov N" from a fuzz_run's output.
 fuzz_summary() {
   local runs rate cov
