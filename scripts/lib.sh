@@ -20,12 +20,12 @@ BELAY_FUZZ_PACKAGES=(clang-14 libclang-rt-14-dev)
 say() { printf '\033[1mbelay:\033[0m %s\n' "$*"; }
 
 install_missing() {
-  local missing=()
-  for p in "${BELAY_PACKAGES[@]}" "$@"; do
+  local wanted=("${BELAY_PACKAGES[@]}" "$@") missing=()
+  for p in "${wanted[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
   done
   if [ ${#missing[@]} -eq 0 ]; then
-    say "packages: all ${#BELAY_PACKAGES[@]} present"
+    say "packages: all ${#wanted[@]} present"
     return
   fi
   say "packages: installing ${missing[*]}"
