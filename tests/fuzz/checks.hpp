@@ -81,12 +81,14 @@ inline bool has_nul(std::string_view s) {
   return s.find('\0') != std::string_view::npos;
 }
 
-// What PostgreSQL and a strict client accept: one JSON value, valid UTF-8.
+// What PostgreSQL and a strict client accept: one JSON value, valid UTF-8. Numbers
+// stay text (their syntax is still checked): RapidJSON 1.1.0 misconverts some, and no
+// check here needs their value. Iterative, because the parsers refuse deep nesting and
+// this reader must not overflow the stack on the inputs they refuse.
 inline bool parse_strict(rapidjson::Document& doc, std::string_view text) {
-  // Iterative: the parsers refuse deep nesting, and this reader must not overflow
-  // the stack on the inputs that they refuse.
-  doc.Parse<rapidjson::kParseValidateEncodingFlag | rapidjson::kParseFullPrecisionFlag |
-            rapidjson::kParseIterativeFlag>(text.data(), text.size());
+  doc.Parse<rapidjson::kParseValidateEncodingFlag |
+            rapidjson::kParseNumbersAsStringsFlag | rapidjson::kParseIterativeFlag>(
+      text.data(), text.size());
   return !doc.HasParseError();
 }
 
