@@ -3,14 +3,106 @@
 #include "protocol/json_writer.hpp"
 #include "protocol/text.hpp"
 
+#include <charconv>
+#include <clocale>
+#include <cmath>
+#include <cstdlib>
 #include <rapidjson/error/en.h>
+#include <rapidjson/memorystream.h>
+#include <rapidjson/reader.h>
 
 namespace belay::protocol {
 
 namespace {
 
+// Numbers arrive as their text (see checked_values).
 constexpr unsigned parse_flags =
-    rapidjson::kParseValidateEncodingFlag | rapidjson::kParseFullPrecisionFlag;
+    rapidjson::kParseValidateEncodingFlag | rapidjson::kParseNumbersAsStringsFlag;
+
+// Builds the document from the reader's events, correcting what RapidJSON 1.1.0
+// (Debian 12's) gets wrong, fixed after that release: numbers, even in full-precision
+// mode: 0e100 comes out as -2e146,
+//   0.184467440737095516159 as -6.5e-201, and 2e308 as an infinity that no writer can
+//   render (Tencent/rapidjson#1249, #1441, #2326). So the reader hands numbers over as
+//   text, converted here: integers as 64-bit integers while they fit, anything else
+//   with the C library's correctly rounded strtod, in the C locale.
+// (An unpaired low surrogate escape also passes as bytes that are not UTF-8: the parsers
+// refuse it with the field named, through find_unstorable.)
+class checked_values {
+public:
+  explicit checked_values(rapidjson::Document& doc) : doc_(doc) {}
+
+  // Why the last event was refused, if it was.
+  std::optional<rapidjson::ParseErrorCode> refusal() const { return refusal_; }
+
+  // `text` is NUL-terminated and already valid JSON number syntax.
+  bool RawNumber(const char* text, rapidjson::SizeType length, bool) {
+    const char* end = text + length;
+    if (std::string_view{text, length}.find_first_of(".eE") == std::string_view::npos) {
+      if (text[0] == '-') {
+        int64_t value = 0;
+        if (std::from_chars(text, end, value).ec == std::errc{})
+          return doc_.Int64(value);
+      } else {
+        uint64_t value = 0;
+        if (std::from_chars(text, end, value).ec == std::errc{})
+          return doc_.Uint64(value);
+      }
+    }
+    static const locale_t c_locale = newlocale(LC_ALL_MASK, "C", locale_t{});
+    const double value = strtod_l(text, nullptr, c_locale);
+    if (std::isinf(value))
+      return refuse(rapidjson::kParseErrorNumberTooBig);
+    return doc_.Double(value);
+  }
+
+  // Everything else goes to the document as it is.
+  bool Null() { return doc_.Null(); }
+  bool Bool(bool b) { return doc_.Bool(b); }
+  bool Int(int i) { return doc_.Int(i); }
+  bool Uint(unsigned u) { return doc_.Uint(u); }
+  bool Int64(int64_t i) { return doc_.Int64(i); }
+  bool Uint64(uint64_t u) { return doc_.Uint64(u); }
+  bool Double(double d) { return doc_.Double(d); }
+  bool String(const char* s, rapidjson::SizeType n, bool copy) {
+    return doc_.String(s, n, copy);
+  }
+  bool StartObject() { return doc_.StartObject(); }
+  bool Key(const char* s, rapidjson::SizeType n, bool copy) {
+    return doc_.Key(s, n, copy);
+  }
+  bool EndObject(rapidjson::SizeType members) { return doc_.EndObject(members); }
+  bool StartArray() { return doc_.StartArray(); }
+  bool EndArray(rapidjson::SizeType elements) { return doc_.EndArray(elements); }
+
+private:
+  bool refuse(rapidjson::ParseErrorCode why) {
+    refusal_ = why;
+    return false;
+  }
+
+  rapidjson::Document& doc_;
+  std::optional<rapidjson::ParseErrorCode> refusal_;
+};
+
+// Fills a document through checked_values (a generator for Document::Populate).
+struct checked_parse {
+  explicit checked_parse(std::string_view json) : text(json) {}
+
+  std::string_view text;
+  rapidjson::ParseResult result;
+  std::optional<rapidjson::ParseErrorCode> refusal;
+
+  bool operator()(rapidjson::Document& doc) {
+    checked_values handler(doc);
+    rapidjson::MemoryStream bytes(text.data(), text.size());
+    rapidjson::EncodedInputStream<rapidjson::UTF8<>, rapidjson::MemoryStream> in(bytes);
+    rapidjson::Reader reader;
+    result = reader.Parse<parse_flags>(in, handler);
+    refusal = handler.refusal();
+    return !result.IsError();
+  }
+};
 
 struct text_position {
   std::size_t line = 1;
@@ -77,14 +169,16 @@ std::optional<error> parse_json(rapidjson::Document& doc, std::string_view text,
   if (auto offset = too_deep_at(text))
     return invalid_json(subject + " nests deeper than " + std::to_string(max_json_depth) +
                         " levels" + at(text, *offset));
-  doc.Parse<parse_flags>(text.data(), text.size());
-  if (!doc.HasParseError())
+  checked_parse parse(text);
+  doc.Populate(parse);
+  if (!parse.result.IsError())
     return std::nullopt;
-  std::string reason = rapidjson::GetParseError_En(doc.GetParseError());
+  std::string reason =
+      rapidjson::GetParseError_En(parse.refusal.value_or(parse.result.Code()));
   if (!reason.empty() && reason.back() == '.')
     reason.pop_back();
   return invalid_json(subject + " is not valid JSON: " + reason +
-                      at(text, doc.GetErrorOffset()));
+                      at(text, parse.result.Offset()));
 }
 
 const char* json_type_name(const rapidjson::Value& v) {

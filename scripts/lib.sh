@@ -14,15 +14,19 @@ BELAY_PACKAGES=(
   chromium nodejs
 )
 
+# What the fuzz preset adds (clang and its libFuzzer runtime): scripts/fuzz and
+# scripts/test install these too, scripts/run does not need them.
+BELAY_FUZZ_PACKAGES=(clang-14 libclang-rt-14-dev)
+
 say() { printf '\033[1mbelay:\033[0m %s\n' "$*"; }
 
 install_missing() {
-  local missing=()
-  for p in "${BELAY_PACKAGES[@]}" "$@"; do
+  local wanted=("${BELAY_PACKAGES[@]}" "$@") missing=()
+  for p in "${wanted[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
   done
   if [ ${#missing[@]} -eq 0 ]; then
-    say "packages: all ${#BELAY_PACKAGES[@]} present"
+    say "packages: all ${#wanted[@]} present"
     return
   fi
   say "packages: installing ${missing[*]}"
@@ -104,3 +108,77 @@ pg_ensure_db() {
 }
 
 pg_url() { echo "host=$1 port=$2 dbname=$3 user=postgres"; }
+
+# Fuzzing protocol/'s parsers (tests/fuzz): one libFuzzer executable per
+# tests/fuzz/<target>_fuzz.cpp, built by the fuzz preset.
+FUZZ_SOURCE_DIR=$BELAY_ROOT/tests/fuzz
+FUZZ_BIN_DIR=$BELAY_ROOT/build/fuzz/tests/fuzz
+FUZZ_CRASH_DIR=$BELAY_ROOT/build/fuzz/crashes
+
+fuzz_targets() {
+  local source
+  for source in "$FUZZ_SOURCE_DIR"/*_fuzz.cpp; do basename "$source" _fuzz.cpp; done
+}
+
+# fuzz_run TARGET SECONDS WORK [libFuzzer flags...]: fuzzes TARGET for SECONDS on a copy
+# of its committed corpus in WORK/corpus (new inputs land there, never in tests/), with
+# the JSON dictionary when the target has one. Crash files go to FUZZ_CRASH_DIR/TARGET.
+# Returns libFuzzer's status: non-zero on a crash, a leak, a timeout or running out of
+# memory.
+fuzz_run() {
+  local target=$1 seconds=$2 work=$3
+  shift 3
+  local seeds=$FUZZ_SOURCE_DIR/corpus/$target
+  rm -rf "$work"
+  mkdir -p "$work/corpus" "$FUZZ_CRASH_DIR/$target"
+  if [ -d "$seeds" ]; then cp -r "$seeds/." "$work/corpus/"; fi
+  local dict=()
+  if [ -f "$FUZZ_SOURCE_DIR/dict/$target.dict" ]; then
+    cat "$FUZZ_SOURCE_DIR/dict/json.dict" "$FUZZ_SOURCE_DIR/dict/$target.dict" >"$work/dict"
+    dict=(-dict="$work/dict")
+  fi
+  UBSAN_OPTIONS=print_stacktrace=1 "$FUZZ_BIN_DIR/${target}_fuzz" \
+    -max_total_time="$seconds" -timeout=10 -rss_limit_mb=1024 -print_final_stats=1 \
+    -artifact_prefix="$FUZZ_CRASH_DIR/$target/" "${dict[@]}" "$@" "$work/corpus"
+}
+
+# fuzz_all SECONDS WORK: every target for SECONDS, as many at once as there are cores,
+# each in WORK/TARGET with its output in WORK/TARGET.log. One line per target, and a
+# failure's log tail. Sets FUZZ_PASSED and FUZZ_FAILED.
+fuzz_all() {
+  local seconds=$1 work=$2 jobs target k
+  local targets=()
+  mapfile -t targets < <(fuzz_targets)
+  jobs=$(nproc)
+  FUZZ_PASSED=0 FUZZ_FAILED=0
+  mkdir -p "$work"
+  for ((first = 0; first < ${#targets[@]}; first += jobs)); do
+    local batch=("${targets[@]:first:jobs}") pids=()
+    for target in "${batch[@]}"; do
+      fuzz_run "$target" "$seconds" "$work/$target" >"$work/$target.log" 2>&1 &
+      pids+=($!)
+    done
+    for k in "${!batch[@]}"; do
+      target=${batch[k]}
+      if wait "${pids[k]}"; then
+        FUZZ_PASSED=$((FUZZ_PASSED + 1))
+        say "fuzz: $target passed ($(fuzz_summary "$work/$target.log"))"
+      else
+        FUZZ_FAILED=$((FUZZ_FAILED + 1))
+        say "fuzz: $target FAILED; the end of its log:"
+        tail -40 "$work/$target.log"
+        say "fuzz: $target's crash inputs are in $FUZZ_CRASH_DIR/$target/;" \
+          "reproduce with $FUZZ_BIN_DIR/${target}_fuzz <input>"
+      fi
+    done
+  done
+}
+
+# fuzz_summary LOG: "N runs, N exec/s, cov N" from a fuzz_run's output.
+fuzz_summary() {
+  local runs rate cov
+  runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$1" | tail -1)
+  rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$1" | tail -1)
+  cov=$(grep -o 'cov: [0-9]*' "$1" | tail -1)
+  echo "${runs:-?} runs, ${rate:-?} exec/s, ${cov:-cov: ?}"
+}
