@@ -85,9 +85,6 @@ am_alert read_alert(const rapidjson::Value& value, const std::string& path,
   }
   const std::string fingerprint =
       r.optional_string("fingerprint", no_length_limit, blank::allowed).value_or("");
-  // Each alert is stored whole.
-  if (auto bad = find_unstorable(value, path))
-    r.fail("invalid_value", bad->field, unstorable_message(*bad));
   if (!r.ok())
     return alert;
 

@@ -10,15 +10,6 @@ namespace {
 
 constexpr const char* request_body = "request body";
 
-// The whole body is stored (as evidence, or the actor's name): all of it must be
-// storable. Checked once the fields themselves are good.
-void refuse_unstorable(const rapidjson::Value& doc, field_reader& r) {
-  if (!r.ok())
-    return;
-  if (auto bad = find_unstorable(doc, ""))
-    r.fail("invalid_value", bad->field, unstorable_message(*bad));
-}
-
 // Ack and resolve bodies are often sent empty by curl users; read them as {}.
 parsed<actor_request> parse_actor_request(std::string_view body, bool by_required) {
   rapidjson::Document doc;
@@ -33,7 +24,6 @@ parsed<actor_request> parse_actor_request(std::string_view body, bool by_require
     request.by = r.required_string("by", max_name_chars);
   else
     request.by = r.optional_string("by", max_name_chars).value_or("");
-  refuse_unstorable(doc, r);
   if (failure)
     return *failure;
   return request;
@@ -54,7 +44,6 @@ parsed<trigger_request> parse_trigger_request(std::string_view body) {
   request.severity = r.optional_choice("severity", severities).value_or(request.severity);
   if (const rapidjson::Value* details = r.optional_object("details"))
     request.details_json = compact_json(*details);
-  refuse_unstorable(doc, r);
   if (failure)
     return *failure;
   return request;

@@ -155,6 +155,22 @@ std::optional<std::size_t> too_deep_at(std::string_view text) {
   return std::nullopt;
 }
 
+// A member name quoted in a path may hold an unpaired surrogate: U+FFFD stands in for it,
+// so that the error itself is valid UTF-8.
+std::string with_surrogates_replaced(std::string_view s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (i + 2 < s.size() && static_cast<unsigned char>(s[i]) == 0xED &&
+        (static_cast<unsigned char>(s[i + 1]) & 0xE0) == 0xA0) {
+      out += "\xEF\xBF\xBD";
+      i += 2;
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
+}
+
 error invalid_json(std::string message) {
   return error{400, "invalid_json", std::move(message), ""};
 }
@@ -171,8 +187,14 @@ std::optional<error> parse_json(rapidjson::Document& doc, std::string_view text,
                         " levels" + at(text, *offset));
   checked_parse parse(text);
   doc.Populate(parse);
-  if (!parse.result.IsError())
+  if (!parse.result.IsError()) {
+    // Refused here, before any parser quotes such text back in an error message.
+    if (auto bad = find_unstorable(doc, "")) {
+      bad->field = with_surrogates_replaced(bad->field);
+      return error{400, "invalid_value", unstorable_message(*bad), bad->field};
+    }
     return std::nullopt;
+  }
   std::string reason =
       rapidjson::GetParseError_En(parse.refusal.value_or(parse.result.Code()));
   if (!reason.empty() && reason.back() == '.')

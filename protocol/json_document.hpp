@@ -18,7 +18,8 @@ inline constexpr int max_json_depth = 64;
 // Parses `text` as one JSON value with valid UTF-8 (PostgreSQL would refuse anything
 // else later, after the client had been told "accepted"). On failure returns an
 // invalid_json error whose message names `what` ("request body") and the line and
-// column where parsing stopped.
+// column where parsing stopped, or, for text PostgreSQL cannot store (find_unstorable),
+// an invalid_value error naming the field.
 std::optional<error> parse_json(rapidjson::Document& doc, std::string_view text,
                                 std::string_view what);
 

@@ -120,10 +120,6 @@ std::variant<pd_event, std::vector<std::string>> parse_pd_event(std::string_view
     r.problem("Event action is invalid");
   }
   r.at_most(event.dedup_key, max_dedup_key_chars, "dedup_key");
-  // The whole body is kept as evidence, unknown fields included.
-  if (auto bad = errors.empty() ? find_unstorable(doc, "") : std::nullopt)
-    r.problem("'" + bad->field + "' must not contain " +
-              (bad->nul ? "NUL characters" : "unpaired surrogates"));
   if (!errors.empty())
     return errors;
   return event;

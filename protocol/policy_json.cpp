@@ -147,9 +147,6 @@ parsed<belay::policy> parse_policy(std::string_view json) {
     return *bad;
   std::optional<error> failure;
   belay::policy p = read_policy(doc, "", failure);
-  if (!failure)
-    if (auto bad = find_unstorable(doc, ""))
-      failure = error{400, "invalid_value", unstorable_message(*bad), bad->field};
   if (failure)
     return *failure;
   return p;

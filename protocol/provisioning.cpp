@@ -413,8 +413,11 @@ private:
 
 parsed<provisioning> parse_provisioning(std::string_view json) {
   rapidjson::Document doc;
-  if (auto bad = parse_json(doc, json, "provisioning file"))
+  if (auto bad = parse_json(doc, json, "provisioning file")) {
+    if (bad->code != "invalid_json") // text PostgreSQL cannot store: as below
+      bad->code = "invalid_provisioning";
     return *bad;
+  }
   std::optional<error> failure;
   field_reader r(doc, "", failure);
   r.refuse_unknown({"orgs"});
@@ -427,10 +430,6 @@ parsed<provisioning> parse_provisioning(std::string_view json) {
           org_reader((*orgs)[i], element_path("orgs", i), failure, org_names, keys)
               .read());
   }
-  // Names, keys and addresses are stored: PostgreSQL must be able to.
-  if (!failure)
-    if (auto bad = find_unstorable(doc, ""))
-      r.fail("invalid_value", bad->field, unstorable_message(*bad));
   if (failure) {
     // One code for the whole file: whoever reads it fixes the file, and the field and
     // message say where and what.
