@@ -95,8 +95,8 @@ public:
   bool reset();
 
 private:
-  // Statements with parameters are prepared once per session and reused: parsing
-  // and planning them on every call cost ~30% of an ingest (measured in bench/).
+  // Statements with parameters are prepared once per session and reused: parsing and
+  // planning them on every call was a large share of an ingest (bench/README.md).
   const char* prepared_name(const std::string& sql);
   struct prepared_statement {
     std::string name;
