@@ -118,6 +118,7 @@ int serve(const belay::settings& s) {
   belay::node_info info{s.node_id, BELAY_VERSION, node.d.clock.at(sys.clock().now()), 0};
   belay::api a{sys, node.registry, node.triggers, node.dispatcher,
                db,  keys,          info,          opts.storage_workers};
+  a.clock = node.d.clock;
   belay::server http{a, s.http_threads};
   int port = http.bind(s.listen, s.port);
   if (port < 0) {

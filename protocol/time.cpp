@@ -1,7 +1,10 @@
 #include "protocol/time.hpp"
 
+#include <cctype>
 #include <cinttypes>
 #include <cstdio>
+#include <date/date.h>
+#include <sstream>
 
 namespace belay::protocol {
 
@@ -53,6 +56,31 @@ std::string rfc3339(belay::micros t) {
                 static_cast<int>(millis_of_day / 1000 % 60),
                 static_cast<int>(millis_of_day % 1000));
   return text;
+}
+
+std::optional<belay::micros> parse_rfc3339(std::string_view text) {
+  // Shape first: date::parse alone is lenient (it skips spaces, takes short fields).
+  if (text.size() < 20 || text.size() > 35 || text[4] != '-' || text[7] != '-' ||
+      (text[10] != 'T' && text[10] != 't') || text[13] != ':' || text[16] != ':')
+    return std::nullopt;
+  std::string upper{text};
+  for (auto& c : upper)
+    c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  bool utc = upper.back() == 'Z';
+  if (utc)
+    upper.back() = ' ';
+  date::sys_time<std::chrono::microseconds> at;
+  std::istringstream in{upper};
+  if (utc)
+    in >> date::parse("%Y-%m-%dT%H:%M:%S", at);
+  else
+    in >> date::parse("%Y-%m-%dT%H:%M:%S%Ez", at);
+  if (in.fail())
+    return std::nullopt;
+  in >> std::ws;
+  if (!in.eof())
+    return std::nullopt;
+  return at.time_since_epoch().count();
 }
 
 } // namespace belay::protocol

@@ -1,7 +1,9 @@
 #include "storage/provision.hpp"
 
 #include "protocol/hash.hpp"
+#include "protocol/json_writer.hpp"
 #include "protocol/policy_json.hpp"
+#include "protocol/schedule_json.hpp"
 #include "storage/db.hpp"
 
 namespace belay::storage {
@@ -46,6 +48,57 @@ ON CONFLICT (org_id, name) DO UPDATE SET type = EXCLUDED.type, key_hash = EXCLUD
 WHERE (i.type, i.key_hash, i.policy, i.shadow)
   IS DISTINCT FROM (EXCLUDED.type, EXCLUDED.key_hash, EXCLUDED.policy, EXCLUDED.shadow)
 RETURNING 1)sql";
+
+constexpr const char* user_sql = R"sql(
+INSERT INTO app_user AS u (org_id, name, definition) VALUES ($1, $2, $3::jsonb)
+ON CONFLICT (org_id, name) DO UPDATE SET definition = EXCLUDED.definition
+WHERE u.definition IS DISTINCT FROM EXCLUDED.definition
+RETURNING 1)sql";
+
+constexpr const char* schedule_sql = R"sql(
+INSERT INTO schedule AS s (org_id, name, definition) VALUES ($1, $2, $3::jsonb)
+ON CONFLICT (org_id, name) DO UPDATE SET definition = EXCLUDED.definition
+WHERE s.definition IS DISTINCT FROM EXCLUDED.definition
+RETURNING 1)sql";
+
+// A user as stored: the provisioning shape without the name (the row's key).
+std::string user_definition(const user_config& u) {
+  rapidjson::StringBuffer out;
+  protocol::json_writer w(out);
+  w.StartObject();
+  w.Key("fullName");
+  protocol::write_string(w, u.full_name);
+  w.Key("timeZone");
+  protocol::write_string(w, u.time_zone);
+  w.Key("contacts");
+  w.StartArray();
+  for (auto& c : u.contacts) {
+    w.StartObject();
+    w.Key("name");
+    protocol::write_string(w, c.name);
+    w.Key("channel");
+    protocol::write_string(w, c.channel);
+    w.Key("to");
+    protocol::write_string(w, c.to);
+    w.Key("statusUpdates");
+    w.Bool(c.status_updates);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("rules");
+  w.StartArray();
+  for (auto& r : u.rules) {
+    w.StartObject();
+    w.Key("contact");
+    protocol::write_string(w, r.contact);
+    w.Key("delaySeconds");
+    w.Double(r.delay_seconds);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+  return protocol::to_string(out);
+}
 
 // Removes the rows of `table` in the org whose `column` is not in the given list.
 size_t prune(connection& c, const char* table, const char* column, int64_t org,
@@ -102,7 +155,19 @@ provision_report apply_provisioning(connection& c, const protocol::provisioning&
                 .rows();
       }
       report.changed_rows += prune(c, "channel", "name", org, names);
-
+      names.clear();
+      for (auto& u : o.users) {
+        names.push_back(u.name);
+        report.changed_rows += c.query(user_sql, org, u.name, user_definition(u)).rows();
+      }
+      report.changed_rows += prune(c, "app_user", "name", org, names);
+      names.clear();
+      for (auto& sch : o.schedules) {
+        names.push_back(sch.name);
+        report.changed_rows +=
+            c.query(schedule_sql, org, sch.name, protocol::render_schedule(sch)).rows();
+      }
+      report.changed_rows += prune(c, "schedule", "name", org, names);
       names.clear();
       for (auto& pol : o.policies) {
         names.push_back(pol.name);

@@ -23,3 +23,22 @@ TEST_CASE("rfc3339 renders instants before the epoch") {
   CHECK(rfc3339(-1) == "1969-12-31T23:59:59.999Z");
   CHECK(rfc3339(-14'182'940'000'000) == "1969-07-20T20:17:40.000Z");
 }
+
+TEST_CASE("RFC 3339 times are read in UTC, with offsets and fractions") {
+  using belay::protocol::parse_rfc3339;
+  CHECK(parse_rfc3339("1970-01-01T00:00:00Z") == 0);
+  CHECK(parse_rfc3339("2026-12-01T09:00:00Z") == 1'796'115'600'000'000);
+  CHECK(parse_rfc3339("2026-12-01T10:00:00+01:00") == 1'796'115'600'000'000);
+  CHECK(parse_rfc3339("2026-12-01t09:00:00.25z") == 1'796'115'600'250'000);
+  CHECK(parse_rfc3339("2026-12-01T04:00:00-05:00") == 1'796'115'600'000'000);
+}
+
+TEST_CASE("anything but an RFC 3339 time is refused") {
+  using belay::protocol::parse_rfc3339;
+  for (auto text : {"", "2026-12-01", "2026-12-01T09:00:00", "2026-12-01 09:00:00Z",
+                    "2026-12-01T09:00Z", "2026-13-01T09:00:00Z", "2026-12-01T09:00:00Zjunk",
+                    "tomorrow", " 2026-12-01T09:00:00Z"}) {
+    INFO(text);
+    CHECK_FALSE(parse_rfc3339(text));
+  }
+}

@@ -22,7 +22,7 @@ TEST_CASE("migrations apply once and re-running them changes nothing") {
                        "0004_timeline_unchecked", "0005_incident_fillfactor",
                        "0006_node_lease", "0007_delivery_key"});
   CHECK(storage::migrate(db.sql()).empty());
-  CHECK(count(db, "SELECT count(*) FROM schema_migrations") == 7);
+  CHECK(count(db, "SELECT count(*) FROM schema_migrations") == 8);
   CHECK(
       count(db, "SELECT count(*) FROM information_schema.tables WHERE table_schema = '" +
                     db.schema() +
@@ -66,7 +66,7 @@ TEST_CASE("two belay serve processes starting at once migrate once") {
                                 "--database-url", db.url(), "--node-id", "b"}};
   REQUIRE(a.wait_ready());
   REQUIRE(b.wait_ready());
-  CHECK(count(db, "SELECT count(*) FROM schema_migrations") == 7);
+  CHECK(count(db, "SELECT count(*) FROM schema_migrations") == 8);
   auto applied = [](const std::string& log) {
     return log.find("applied migration 0001_init") != std::string::npos;
   };

@@ -1,0 +1,103 @@
+#include "storage/schedules.hpp"
+
+#include "protocol/schedule_json.hpp"
+#include "storage/db.hpp"
+
+#include <spdlog/spdlog.h>
+
+namespace belay::storage {
+
+namespace {
+
+constexpr const char* override_columns =
+    "id, user_name, replaces, belay_us(start_at), belay_us(end_at), belay_us(created_at)";
+
+protocol::schedule_override override_of(const result& r, int row) {
+  protocol::schedule_override o;
+  o.id = r.int64(row, 0);
+  o.user = r.str(row, 1);
+  if (!r.null(row, 2))
+    o.replaces = r.str(row, 2);
+  o.start = r.int64(row, 3);
+  o.end = r.int64(row, 4);
+  o.created_at = r.int64(row, 5);
+  return o;
+}
+
+std::optional<protocol::schedule> schedule_of(const result& r, int row) {
+  auto parsed = protocol::parse_schedule(r.text(row, 0));
+  if (auto* s = std::get_if<protocol::schedule>(&parsed))
+    return std::move(*s);
+  // Written by provisioning, which checked it: only a tz database that lost a zone
+  // gets here.
+  spdlog::error("schedule stored unreadable: {}",
+                std::get<protocol::error>(parsed).message);
+  return std::nullopt;
+}
+
+} // namespace
+
+std::vector<protocol::schedule> load_schedules(connection& c, int64_t org_id) {
+  auto r = c.query(
+      "SELECT definition::text FROM schedule WHERE org_id = $1 ORDER BY name", org_id);
+  std::vector<protocol::schedule> out;
+  for (int i = 0; i < r.rows(); ++i)
+    if (auto s = schedule_of(r, i))
+      out.push_back(std::move(*s));
+  return out;
+}
+
+std::optional<protocol::schedule> load_schedule(connection& c, int64_t org_id,
+                                                const std::string& name) {
+  auto r =
+      c.query("SELECT definition::text FROM schedule WHERE org_id = $1 AND name = $2",
+              org_id, name);
+  if (r.rows() == 0)
+    return std::nullopt;
+  return schedule_of(r, 0);
+}
+
+std::set<std::string> user_names(connection& c, int64_t org_id) {
+  auto r = c.query("SELECT name FROM app_user WHERE org_id = $1", org_id);
+  std::set<std::string> out;
+  for (int i = 0; i < r.rows(); ++i)
+    out.insert(r.str(i, 0));
+  return out;
+}
+
+std::vector<protocol::schedule_override> load_overrides(connection& c, int64_t org_id,
+                                                        const std::string& schedule,
+                                                        micros from, micros to) {
+  auto r = c.query(std::string{"SELECT "} + override_columns +
+                       " FROM schedule_override WHERE org_id = $1 AND schedule = $2 "
+                       "AND end_at > belay_ts($3) AND start_at < belay_ts($4) "
+                       "ORDER BY created_at, id",
+                   org_id, schedule, from, to);
+  std::vector<protocol::schedule_override> out;
+  for (int i = 0; i < r.rows(); ++i)
+    out.push_back(override_of(r, i));
+  return out;
+}
+
+protocol::schedule_override add_override(connection& c, int64_t org_id,
+                                         const std::string& schedule,
+                                         protocol::schedule_override o, micros now) {
+  auto r =
+      c.query(std::string{"INSERT INTO schedule_override (org_id, schedule, "
+                          "user_name, replaces, start_at, end_at, created_at) "
+                          "VALUES ($1, $2, $3, NULLIF($4, ''), belay_ts($5), "
+                          "belay_ts($6), belay_ts($7)) RETURNING "} +
+                  override_columns,
+              org_id, schedule, o.user, o.replaces.value_or(""), o.start, o.end, now);
+  return override_of(r, 0);
+}
+
+bool delete_override(connection& c, int64_t org_id, const std::string& schedule,
+                     int64_t id) {
+  return c.query("DELETE FROM schedule_override WHERE org_id = $1 AND schedule = $2 "
+                 "AND id = $3 RETURNING 1",
+                 org_id, schedule, id)
+             .rows() == 1;
+}
+
+} // namespace belay::storage

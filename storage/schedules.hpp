@@ -1,0 +1,36 @@
+// Every SQL statement about people and on-call schedules (DESIGN.md section 10).
+#pragma once
+
+#include "protocol/oncall.hpp"
+
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace belay::storage {
+
+class connection;
+
+// The org's schedules by name, zones resolved.
+std::vector<protocol::schedule> load_schedules(connection& c, int64_t org_id);
+std::optional<protocol::schedule> load_schedule(connection& c, int64_t org_id,
+                                                const std::string& name);
+
+std::set<std::string> user_names(connection& c, int64_t org_id);
+
+// The schedule's overrides that overlap [from, to), oldest first.
+std::vector<protocol::schedule_override> load_overrides(connection& c, int64_t org_id,
+                                                        const std::string& schedule,
+                                                        micros from, micros to);
+
+// Stores `o` (its id and created_at are set from the row).
+protocol::schedule_override add_override(connection& c, int64_t org_id,
+                                         const std::string& schedule,
+                                         protocol::schedule_override o, micros now);
+
+// False when the schedule has no override of that id.
+bool delete_override(connection& c, int64_t org_id, const std::string& schedule,
+                     int64_t id);
+
+} // namespace belay::storage
