@@ -19,6 +19,7 @@
 #include "protocol/views.hpp"
 #include "storage/deliveries.hpp"
 #include "storage/incidents.hpp"
+#include "storage/schedules.hpp"
 
 #include <caf/allowed_unsafe_message_type.hpp>
 #include <caf/fwd.hpp>
@@ -51,6 +52,7 @@ CAF_ADD_ATOM(belay, belay::atom, adopt, "adopt")
 CAF_ADD_ATOM(belay, belay::atom, renew, "renew")
 CAF_ADD_ATOM(belay, belay::atom, moved, "moved")
 CAF_ADD_ATOM(belay, belay::atom, load, "load")
+CAF_ADD_ATOM(belay, belay::atom, people, "people")
 
 // Delivery.
 CAF_ADD_ATOM(belay, belay::atom, nudge, "nudge")
@@ -110,6 +112,7 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::storage::outcome_event)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::storage::recorded_outcome)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::storage::released_claims)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::storage::replay_result)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::protocol::org_people)
 
 // Transports (actors/transport/transport.hpp).
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::transport::page)
@@ -175,6 +178,8 @@ using storage_actor = caf::typed_actor<
     // storage::fire_steps, batched with the worker's other steps
     caf::replies_to<atom::fire_step, uint64_t,
                     storage::fire_event>::with<std::optional<incident_record>>,
+    // storage::load_people(org, at): whom a step's users and schedules page
+    caf::replies_to<atom::people, int64_t, micros>::with<protocol::org_people>,
     // storage::exhaust(expected, now)
     caf::replies_to<atom::exhaust, uint64_t, incident_record,
                     micros>::with<std::optional<incident_record>>,

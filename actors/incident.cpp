@@ -3,6 +3,7 @@
 #include "actors/metrics.hpp"
 #include "actors/storage.hpp"
 #include "protocol/ladder.hpp"
+#include "protocol/paging.hpp"
 
 #include <caf/event_based_actor.hpp>
 #include <set>
@@ -69,53 +70,76 @@ void reload(self_ptr self) {
           [self](caf::error& err) { retry_later(self, err); });
 }
 
-void fire(self_ptr self) {
+// Fires the step the incident stands on with `pages` (its targets expanded), or ends
+// the grace period when no step is left.
+void fire_with(self_ptr self, protocol::step_pages pages) {
   auto& st = self->state;
   auto expected = st.record;
   auto at = now(self);
-  std::optional<step> fired;
+  bool step = expected.current_step < static_cast<int>(st.ladder->steps.size());
   ladder_position next;
-  if (expected.current_step < static_cast<int>(st.ladder->steps.size())) {
-    fired = st.ladder->steps[expected.current_step];
+  if (step)
     next = advance(*st.ladder, expected.current_step, expected.loop,
                    expected.next_fire_at.value_or(at));
-  }
   // Steps are batched with other incidents' steps into one statement; the grace
   // period's end is rare enough to run on its own.
   auto request = [&] {
-    if (fired)
+    if (step)
       return self->request(st.d.storage, caf::infinite, atom::fire_step_v, shard(self),
-                           storage::fire_of(expected, *fired, next, at));
+                           storage::fire_of(expected, pages, next, at));
     return self->request(st.d.storage, caf::infinite, atom::exhaust_v, shard(self),
                          expected, at);
   };
   request().await(
-      [self, fired, scheduled = expected.next_fire_at.value_or(at)](
+      [self, step, pages, scheduled = expected.next_fire_at.value_or(at)](
           std::optional<incident_record>& after) {
         if (!after) {
           reload(self);
           return;
         }
         self->state.record = *after;
-        if (fired) {
-          metrics::count(metrics::name::steps_fired_total);
-          metrics::observe(metrics::name::step_lateness_seconds,
-                           static_cast<double>(now(self) - scheduled) / 1e6);
-          if (after->shadow)
-            metrics::count(metrics::name::deliveries_total,
-                           {{"channel", "*"}, {"outcome", "shadowed"}},
-                           static_cast<double>(fired->targets.size()));
-        }
-        if (fired && self->state.d.dispatcher && !after->shadow) {
+        if (!step)
+          return arm(self);
+        metrics::count(metrics::name::steps_fired_total);
+        metrics::observe(metrics::name::step_lateness_seconds,
+                         static_cast<double>(now(self) - scheduled) / 1e6);
+        if (!pages.nobody_on_call.empty())
+          metrics::count(metrics::name::steps_unrouted_total, {},
+                         static_cast<double>(pages.nobody_on_call.size()));
+        if (after->shadow)
+          metrics::count(metrics::name::deliveries_total,
+                         {{"channel", "*"}, {"outcome", "shadowed"}},
+                         static_cast<double>(pages.pages.size()));
+        else if (self->state.d.dispatcher) {
           std::set<std::string> channels;
-          for (auto& t : fired->targets)
-            if (channels.insert(t.channel).second)
+          for (auto& p : pages.pages)
+            if (channels.insert(p.channel).second)
               self->send(self->state.d.dispatcher, atom::nudge_v, after->org_id,
-                         t.channel);
+                         p.channel);
         }
         arm(self);
       },
       [self](caf::error& err) { retry_later(self, err); });
+}
+
+// A step that pages people or schedules reads the org's people first: who is on call is
+// decided at the step's scheduled time, not when the policy was written.
+void fire(self_ptr self) {
+  auto& st = self->state;
+  if (st.record.current_step >= static_cast<int>(st.ladder->steps.size()))
+    return fire_with(self, {});
+  auto& targets = st.ladder->steps[st.record.current_step].targets;
+  auto scheduled = st.record.next_fire_at.value_or(now(self));
+  if (!protocol::needs_people(targets))
+    return fire_with(self, protocol::expand_targets(targets, {}, scheduled));
+  self->request(st.d.storage, caf::infinite, atom::people_v, st.record.org_id, scheduled)
+      .await(
+          [self, scheduled](protocol::org_people& people) {
+            auto& st = self->state;
+            auto& targets = st.ladder->steps[st.record.current_step].targets;
+            fire_with(self, protocol::expand_targets(targets, people, scheduled));
+          },
+          [self](caf::error& err) { retry_later(self, err); });
 }
 
 } // namespace

@@ -30,6 +30,8 @@ const std::map<std::string, std::pair<std::string, std::string>> known = {
     {name::acks_total, {"counter", "Incidents acknowledged."}},
     {name::resolves_total, {"counter", "Incidents resolved."}},
     {name::steps_fired_total, {"counter", "Escalation steps fired."}},
+    {name::steps_unrouted_total,
+     {"counter", "Schedules a fired step found nobody on call for."}},
     {name::deliveries_total, {"counter", "Delivery attempts, by channel and outcome."}},
     {name::incidents, {"gauge", "Incidents by status (non-resolved)."}},
     {name::incident_actors, {"gauge", "Live incident actors on this node."}},

@@ -20,6 +20,7 @@ inline constexpr const char* events_total = "belay_events_total";
 inline constexpr const char* acks_total = "belay_acks_total";
 inline constexpr const char* resolves_total = "belay_resolves_total";
 inline constexpr const char* steps_fired_total = "belay_steps_fired_total";
+inline constexpr const char* steps_unrouted_total = "belay_steps_unrouted_total";
 inline constexpr const char* deliveries_total = "belay_deliveries_total";
 inline constexpr const char* incidents = "belay_incidents";
 inline constexpr const char* incident_actors = "belay_incident_actors";

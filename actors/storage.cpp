@@ -4,6 +4,7 @@
 #include "storage/db.hpp"
 #include "storage/deliveries.hpp"
 #include "storage/incidents.hpp"
+#include "storage/schedules.hpp"
 
 #include <caf/actor_system.hpp>
 #include <caf/event_based_actor.hpp>
@@ -328,6 +329,11 @@ storage_worker_actor::behavior_type storage_worker(worker_ptr self, std::string 
       [self](atom::fire_step, uint64_t, storage::fire_event& event) {
         return enqueue(self, self->state.queued.fires, std::move(event));
       },
+      [self](atom::people, int64_t org, micros at) {
+        return enqueue<protocol::org_people>(self, [org, at](storage::connection& c) {
+          return storage::load_people(c, org, at);
+        });
+      },
       [self](atom::exhaust, uint64_t, incident_record& expected, micros at) {
         return enqueue<std::optional<incident_record>>(
             self, [expected = std::move(expected), at](storage::connection& c) {
@@ -516,6 +522,9 @@ storage_router(router_ptr self, std::string url, bool detached, trigger_lane lan
                       micros at) {
         return self->delegate(sharded(shard), atom::exhaust_v, shard, std::move(expected),
                               at);
+      },
+      [self, any](atom::people, int64_t org, micros at) {
+        return self->delegate(any(), atom::people_v, org, at);
       },
       [self, any](atom::adopt, storage::ownership& owner, micros at) {
         return self->delegate(any(), atom::adopt_v, std::move(owner), at);

@@ -6,6 +6,7 @@
 #include "protocol/commands.hpp"
 #include "protocol/ladder.hpp"
 #include "protocol/model.hpp"
+#include "protocol/paging.hpp"
 
 #include <optional>
 #include <string>
@@ -68,12 +69,12 @@ struct fire_event {
   int loop = 0;
   int64_t version = 0;
   ladder_position next;
-  belay::step fired;
+  protocol::step_pages pages; // the step's targets, people and schedules expanded
   micros at = 0;
   micros scheduled_at = 0; // when the step was due (for the timeline)
 };
 
-fire_event fire_of(const incident_record& expected, const step& fired,
+fire_event fire_of(const incident_record& expected, protocol::step_pages pages,
                    const ladder_position& next, micros now);
 
 std::vector<std::optional<incident_record>>

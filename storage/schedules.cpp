@@ -1,5 +1,6 @@
 #include "storage/schedules.hpp"
 
+#include "protocol/json_document.hpp"
 #include "protocol/schedule_json.hpp"
 #include "storage/db.hpp"
 
@@ -35,7 +36,54 @@ std::optional<protocol::schedule> schedule_of(const result& r, int row) {
   return std::nullopt;
 }
 
+// A user as provisioning stored it (storage/provision.cpp), read back.
+user_config user_of(std::string name, std::string_view definition) {
+  user_config u;
+  u.name = std::move(name);
+  rapidjson::Document doc;
+  if (protocol::parse_json(doc, definition, "user") || !doc.IsObject())
+    return u;
+  auto text = [](const rapidjson::Value& o, const char* key) {
+    auto m = o.FindMember(key);
+    return m != o.MemberEnd() && m->value.IsString()
+               ? std::string{protocol::string_view_of(m->value)}
+               : std::string{};
+  };
+  u.full_name = text(doc, "fullName");
+  u.time_zone = text(doc, "timeZone");
+  if (auto c = doc.FindMember("contacts"); c != doc.MemberEnd() && c->value.IsArray())
+    for (auto& v : c->value.GetArray()) {
+      auto updates = v.FindMember("statusUpdates");
+      u.contacts.push_back({text(v, "name"), text(v, "channel"), text(v, "to"),
+                            updates != v.MemberEnd() && updates->value.IsTrue()});
+    }
+  if (auto r = doc.FindMember("rules"); r != doc.MemberEnd() && r->value.IsArray())
+    for (auto& v : r->value.GetArray()) {
+      auto delay = v.FindMember("delaySeconds");
+      u.rules.push_back(
+          {text(v, "contact"), delay != v.MemberEnd() && delay->value.IsNumber()
+                                   ? delay->value.GetDouble()
+                                   : 0.0});
+    }
+  return u;
+}
+
 } // namespace
+
+protocol::org_people load_people(connection& c, int64_t org_id, micros at) {
+  protocol::org_people people;
+  auto users =
+      c.query("SELECT name, definition::text FROM app_user WHERE org_id = $1", org_id);
+  for (int i = 0; i < users.rows(); ++i)
+    people.users[users.str(i, 0)] = user_of(users.str(i, 0), users.text(i, 1));
+  for (auto& s : load_schedules(c, org_id)) {
+    people.overrides[s.name] =
+        load_overrides(c, org_id, s.name, at - protocol::on_call_search_limit,
+                       at + protocol::on_call_search_limit);
+    people.schedules[s.name] = std::move(s);
+  }
+  return people;
+}
 
 std::vector<protocol::schedule> load_schedules(connection& c, int64_t org_id) {
   auto r = c.query(

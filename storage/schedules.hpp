@@ -2,6 +2,7 @@
 #pragma once
 
 #include "protocol/oncall.hpp"
+#include "protocol/paging.hpp"
 
 #include <optional>
 #include <set>
@@ -28,6 +29,10 @@ std::vector<protocol::schedule_override> load_overrides(connection& c, int64_t o
 protocol::schedule_override add_override(connection& c, int64_t org_id,
                                          const std::string& schedule,
                                          protocol::schedule_override o, micros now);
+
+// The org's users, schedules and the overrides near `at` (within on_call_search_limit):
+// what expanding a step's targets at `at` needs.
+protocol::org_people load_people(connection& c, int64_t org_id, micros at);
 
 // False when the schedule has no override of that id.
 bool delete_override(connection& c, int64_t org_id, const std::string& schedule,

@@ -1,7 +1,7 @@
 // Ladder steps, fired in batches: one statement for every step a storage worker
 // collected, each row still its own compare-and-set.
 
-#include "protocol/policy_json.hpp"
+#include "protocol/json_writer.hpp"
 #include "storage/batch.hpp"
 #include "storage/incident_rows.hpp"
 
@@ -15,7 +15,8 @@ const std::string fire_sql = R"sql(
 WITH f AS (
   SELECT * FROM json_to_recordset($1::json) AS f(f_org bigint, f_id bigint, f_step int,
       f_loop int, f_version bigint, f_next_step int, f_next_loop int, f_next_fire_at bigint,
-      f_exhausted_at bigint, f_at bigint, f_scheduled_at bigint, f_targets json)
+      f_exhausted_at bigint, f_at bigint, f_scheduled_at bigint, f_targets json,
+      f_nobody json)
 ), cas AS (
   UPDATE incident SET current_step = f_next_step, loop = f_next_loop,
          next_fire_at = belay_ts(f_next_fire_at), exhausted_at = belay_ts(f_exhausted_at),
@@ -24,15 +25,15 @@ WITH f AS (
   WHERE org_id = f_org AND id = f_id AND status = 'OPEN' AND current_step = f_step
         AND loop = f_loop AND version = f_version
   RETURNING )sql" BELAY_INCIDENT_COLUMNS_BUT_LADDER R"sql(, NULL::text,
-            f_step, f_loop, f_at, f_scheduled_at, f_targets
+            f_step, f_loop, f_at, f_scheduled_at, f_targets, f_nobody
 ), pages AS (
   INSERT INTO delivery (org_id, incident_id, loop, step, channel, target, idempotency_key,
                         status, next_attempt_at, created_at)
   SELECT cas.org_id, cas.id, f_loop, f_step, t.channel, t."to",
          belay_delivery_key(cas.id, f_loop, f_step, t.channel, t."to"),
          CASE WHEN cas.shadow THEN 'SHADOWED' ELSE 'PENDING' END,
-         belay_ts(f_at), belay_ts(f_at)
-  FROM cas, json_to_recordset(f_targets) AS t(channel text, "to" text)
+         belay_ts(f_at + t.delay), belay_ts(f_at)
+  FROM cas, json_to_recordset(f_targets) AS t(channel text, "to" text, delay bigint)
   ON CONFLICT (idempotency_key) DO NOTHING
   RETURNING org_id, incident_id
 ), paged AS ( -- a join: a subquery per step would rescan every page of the batch
@@ -44,8 +45,23 @@ WITH f AS (
                             'deliveries', coalesce(paged.n, 0),
                             'scheduledAt', to_char(belay_ts(f_scheduled_at) AT TIME ZONE 'UTC',
                                                    'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
+         -- who was paged through a person or a schedule, and how
+         || CASE WHEN people.paged IS NULL THEN '{}'::jsonb
+                 ELSE jsonb_build_object('paged', people.paged) END
   FROM cas LEFT JOIN paged ON paged.org_id = cas.org_id AND paged.incident_id = cas.id
+  LEFT JOIN LATERAL (
+    SELECT jsonb_agg(jsonb_strip_nulls(jsonb_build_object(
+             'user', t."user", 'schedule', t.schedule, 'channel', t.channel, 'to', t."to",
+             'delaySeconds', (t.delay / 1e6)::float8))) AS paged
+    FROM json_to_recordset(cas.f_targets)
+         AS t(channel text, "to" text, delay bigint, "user" text, schedule text)
+    WHERE t."user" IS NOT NULL) people ON true
   ORDER BY cas.id
+), nobody AS ( -- loud: a schedule had nobody on call (DESIGN.md section 10)
+  INSERT INTO timeline (org_id, incident_id, at, kind, detail)
+  SELECT cas.org_id, cas.id, belay_ts(f_at), 'no_one_on_call',
+         jsonb_build_object('schedule', s.name, 'step', f_step, 'loop', f_loop)
+  FROM cas, json_array_elements_text(cas.f_nobody) AS s(name)
 )
 SELECT * FROM cas)sql";
 
@@ -77,13 +93,37 @@ void fire_json(protocol::json_writer& w, const fire_event& f) {
   w.Key("f_scheduled_at");
   w.Int64(f.scheduled_at);
   w.Key("f_targets");
-  protocol::write_targets(w, f.fired.targets);
+  w.StartArray();
+  for (auto& p : f.pages.pages) {
+    w.StartObject();
+    w.Key("channel");
+    protocol::write_string(w, p.channel);
+    w.Key("to");
+    protocol::write_string(w, p.to);
+    w.Key("delay");
+    w.Int64(p.delay);
+    if (!p.user.empty()) {
+      w.Key("user");
+      protocol::write_string(w, p.user);
+    }
+    if (!p.schedule.empty()) {
+      w.Key("schedule");
+      protocol::write_string(w, p.schedule);
+    }
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("f_nobody");
+  w.StartArray();
+  for (auto& s : f.pages.nobody_on_call)
+    protocol::write_string(w, s);
+  w.EndArray();
   w.EndObject();
 }
 
 } // namespace
 
-fire_event fire_of(const incident_record& expected, const step& fired,
+fire_event fire_of(const incident_record& expected, protocol::step_pages pages,
                    const ladder_position& next, micros now) {
   return {expected.org_id,
           expected.id,
@@ -91,7 +131,7 @@ fire_event fire_of(const incident_record& expected, const step& fired,
           expected.loop,
           expected.version,
           next,
-          fired,
+          std::move(pages),
           now,
           expected.next_fire_at.value_or(now)};
 }

@@ -1,6 +1,7 @@
 #include "parsed_helpers.hpp"
 #include "protocol/incident_request.hpp"
 #include "protocol/json_document.hpp"
+#include "protocol/json_writer.hpp"
 #include "protocol/policy_json.hpp"
 
 using namespace belay::protocol;
@@ -70,4 +71,21 @@ TEST_CASE("a surrogate pair escape is one character in UTF-8") {
   auto r = value_of(
       parse_trigger_request(R"({"dedupKey":"\ud83d\ude00","title":"t","policy":"p"})"));
   CHECK(r.dedup_key == "\xF0\x9F\x98\x80");
+}
+
+// PostgreSQL writes 0 / 1e6 as 0.00000000000000000000, which RapidJSON 1.1.0's own
+// conversion turned into about 7.5e255 in a timeline detail.
+TEST_CASE("stored JSON is written back with its numbers exactly as stored") {
+  rapidjson::StringBuffer out;
+  belay::protocol::json_writer w(out);
+  belay::protocol::write_stored_json(w, R"({"a":0.00000000000000000000,"b":[1,-2.5e3]})");
+  CHECK(belay::protocol::to_string(out) ==
+        R"({"a":0.00000000000000000000,"b":[1,-2.5e3]})");
+}
+
+TEST_CASE("stored JSON that does not parse is wrapped, not cut in half") {
+  rapidjson::StringBuffer out;
+  belay::protocol::json_writer w(out);
+  belay::protocol::write_stored_json(w, R"({"a":[1,2)");
+  CHECK(belay::protocol::to_string(out) == R"({"unparsed":"{\"a\":[1,2"})");
 }

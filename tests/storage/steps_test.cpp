@@ -23,7 +23,8 @@ TEST_CASE("steps fired together: each compare-and-set stands alone") {
   for (auto& o : opened) {
     auto& rec = o.held.incident;
     auto next = advance(ladder, rec.current_step, rec.loop, *rec.next_fire_at);
-    fires.push_back(storage::fire_of(rec, ladder.steps[0], next, at + 5));
+    fires.push_back(storage::fire_of(
+        rec, protocol::expand_targets(ladder.steps[0].targets, {}, at), next, at + 5));
   }
   fires[1].version += 1; // "b" moved on meanwhile: its compare-and-set must fail
   auto fired = storage::fire_steps(db.sql(), fires);
