@@ -20,7 +20,7 @@ TEST_CASE("migrations apply once and re-running them changes nothing") {
   REQUIRE(first == std::vector<std::string>{
                        "0001_init", "0002_batched_ingest", "0003_inline_functions",
                        "0004_timeline_unchecked", "0005_incident_fillfactor",
-                       "0006_node_lease", "0007_delivery_key"});
+                       "0006_node_lease", "0007_delivery_key", "0008_people"});
   CHECK(storage::migrate(db.sql()).empty());
   CHECK(count(db, "SELECT count(*) FROM schema_migrations") == 8);
   CHECK(
