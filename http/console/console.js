@@ -236,6 +236,7 @@
   }
 
   function showConsole() {
+    if ($('console').hidden) loadOnCall();
     $('login').hidden = true;
     $('console').hidden = false;
     $('operator-label').hidden = false;
@@ -250,6 +251,7 @@
     answered.clear();
     for (const id of ['incidents', 'dead-letters']) $(id).tBodies[0].replaceChildren();
     $('channels').replaceChildren();
+    $('schedules').replaceChildren();
     $('node').textContent = 'not connected';
     setConnection('idle', '');
     showLogin(message);
@@ -517,6 +519,121 @@
     $('node').textContent = `node ${n.id} · belay ${n.version} · up ${duration(up)}`;
     $('node').title = `started ${localTime(timeOf(n.startedAt))}`;
   }
+
+  // ---- on call: each schedule's person now, the next 14 days, overrides ---------------
+
+  const DAY_MS = 86400000;
+  const ONCALL_REFRESH_MS = 30000;
+  const TIMELINE_DAYS = 14;
+  const q = encodeURIComponent;
+
+  // One colour per person, the same on every redraw.
+  function hue(name) {
+    let h = 0;
+    for (const c of name) h = (h * 31 + c.codePointAt(0)) % 360;
+    return h;
+  }
+
+  async function loadOnCall() {
+    if (!apiKey) return;
+    try {
+      const res = await api('/api/v1/schedules');
+      if (!res.ok) throw new Error('schedules: ' + (await problem(res)));
+      const {schedules} = await res.json();
+      const from = new Date(Date.now() + clockOffsetMs);
+      const to = new Date(from.getTime() + TIMELINE_DAYS * DAY_MS);
+      const cards = [];
+      for (const s of schedules) {
+        const span = `from=${q(from.toISOString())}&to=${q(to.toISOString())}`;
+        const [shifts, overrides] = await Promise.all([
+          api(`/api/v1/schedules/${q(s.name)}/shifts?${span}`).then((r) => r.json()),
+          api(`/api/v1/schedules/${q(s.name)}/overrides`).then((r) => r.json()),
+        ]);
+        cards.push(scheduleCard(s, shifts.shifts || [], overrides.overrides || [], from, to));
+      }
+      $('schedules').replaceChildren(...cards);
+      $('schedules-empty').hidden = schedules.length > 0;
+      $('oncall-error').textContent = '';
+    } catch (e) {
+      if (!(e instanceof Unauthorized)) $('oncall-error').textContent = e.message;
+    }
+  }
+
+  function scheduleCard(s, shifts, overrides, from, to) {
+    const now = s.oncall[0];
+    const next = shifts.find((sh) => now && Date.parse(sh.start) >= Date.parse(now.end));
+    const bar = el('div', {className: 'timeline', role: 'img',
+      'aria-label': `${s.name}: the next ${TIMELINE_DAYS} days`});
+    const total = to - from;
+    for (const sh of shifts) {
+      const left = Math.max(0, (Date.parse(sh.start) - from) / total);
+      const right = Math.min(1, (Date.parse(sh.end) - from) / total);
+      bar.append(el('span', {
+        className: 'shift' + (sh.source.startsWith('override:') ? ' override' : ''),
+        title: `${sh.user}: ${localTime(Date.parse(sh.start))} – ${localTime(Date.parse(sh.end))} (${sh.source})`,
+        style: `left:${(left * 100).toFixed(3)}%;width:${((right - left) * 100).toFixed(3)}%;` +
+          `background:hsl(${hue(sh.user)} 55% 82%)`,
+      }, sh.user));
+    }
+    const list = el('ul', {className: 'overrides'});
+    for (const o of overrides) {
+      list.append(el('li', {dataset: {override: o.id}},
+        `${o.user}${o.replaces ? ' for ' + o.replaces : ''}: ${localTime(Date.parse(o.start))} – ${localTime(Date.parse(o.end))} `,
+        el('button', {type: 'button', className: 'quiet', onclick: () => removeOverride(s.name, o.id)},
+          'Remove')));
+    }
+    return el('article', {className: 'schedule', dataset: {schedule: s.name}},
+      el('h3', {}, s.name, el('span', {className: 'zone'}, s.timeZone)),
+      el('p', {className: 'now'}, now
+        ? el('span', {}, 'On call now: ', el('strong', {className: 'oncall-now'}, now.user),
+          ` until ${localTime(Date.parse(now.end))}`)
+        : 'Nobody is on call now.'),
+      el('p', {className: 'next'}, next ? `Next handoff: ${localTime(Date.parse(next.start))} to ${next.user}` : ''),
+      bar,
+      el('h4', {}, 'Overrides'),
+      overrides.length ? list : el('p', {className: 'empty'}, 'None.'),
+      overrideForm(s.name));
+  }
+
+  function overrideForm(schedule) {
+    const field = (name, type, label) => el('label', {}, label,
+      el('input', {name, type, required: name !== 'replaces', autocomplete: 'off'}));
+    const error = el('span', {className: 'error', role: 'alert'});
+    const form = el('form', {className: 'override-form'},
+      field('user', 'text', 'Who'), field('replaces', 'text', 'Instead of (optional)'),
+      field('start', 'datetime-local', 'From'), field('end', 'datetime-local', 'To'),
+      el('button', {type: 'submit'}, 'Add override'), error);
+    form.addEventListener('submit', async (event) => {
+      event.preventDefault();
+      const v = (name) => form.elements[name].value.trim();
+      const body = {user: v('user'), start: new Date(v('start')).toISOString(),
+        end: new Date(v('end')).toISOString()};
+      if (v('replaces')) body.replaces = v('replaces');
+      try {
+        const res = await api(`/api/v1/schedules/${q(schedule)}/overrides`, {method: 'POST', body});
+        if (!res.ok) {
+          error.textContent = await problem(res);
+          return;
+        }
+        await loadOnCall();
+      } catch (e) {
+        if (!(e instanceof Unauthorized)) error.textContent = e.message;
+      }
+    });
+    return form;
+  }
+
+  async function removeOverride(schedule, id) {
+    try {
+      const res = await api(`/api/v1/schedules/${q(schedule)}/overrides/${id}`, {method: 'DELETE'});
+      if (!res.ok && res.status !== 404) throw new Error('override: ' + (await problem(res)));
+      await loadOnCall();
+    } catch (e) {
+      if (!(e instanceof Unauthorized)) $('oncall-error').textContent = e.message;
+    }
+  }
+
+  setInterval(() => { if (apiKey && !$('console').hidden) loadOnCall(); }, ONCALL_REFRESH_MS);
 
   // ---- wiring -------------------------------------------------------------------------
 

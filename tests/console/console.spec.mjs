@@ -131,6 +131,50 @@ try {
       throw new Error(`server says status ${status}, ackedBy ${ackedBy}`);
   });
 
+  // The on-call view: schedule "primary" has alice and bob; who is on call comes from
+  // the API, and an override made on the page changes it until it is removed there.
+  const card = page.locator('.schedule[data-schedule="primary"]');
+  const onCallNow = await step('ask the API who is on call in "primary"', async () => {
+    const res = await api('GET', '/api/v1/oncall');
+    const now = res.json().oncall.find((o) => o.schedule === 'primary');
+    if (!now) throw new Error('nobody is on call in "primary": ' + res.text);
+    return now.user;
+  });
+  const other = onCallNow === 'alice' ? 'bob' : 'alice';
+
+  await step(`the on-call view shows ${onCallNow} now and the next 14 days`, async () => {
+    await card.locator('.oncall-now', {hasText: onCallNow}).waitFor({state: 'visible'});
+    if ((await card.locator('.timeline .shift').count()) < 2)
+      throw new Error('the timeline shows fewer than two shifts');
+  });
+
+  await step(`add an override for ${other} from the page`, async () => {
+    // datetime-local takes the browser's local time: one hour ago to one hour ahead.
+    const local = (ms) => {
+      const d = new Date(ms);
+      return new Date(d.getTime() - d.getTimezoneOffset() * 60000).toISOString().slice(0, 16);
+    };
+    const form = card.locator('form.override-form');
+    await form.locator('input[name=user]').fill(other);
+    await form.locator('input[name=start]').fill(local(Date.now() - 3600000));
+    await form.locator('input[name=end]').fill(local(Date.now() + 3600000));
+    await form.locator('button[type=submit]').click();
+    await card.locator('.overrides li').first().waitFor({state: 'visible'});
+    await card.locator('.oncall-now', {hasText: other}).waitFor({state: 'visible'});
+  });
+
+  await step('the server agrees, then the override is removed from the page', async () => {
+    const res = await api('GET', '/api/v1/oncall');
+    const now = res.json().oncall.find((o) => o.schedule === 'primary');
+    if (!now || now.user !== other) throw new Error('server says on call: ' + res.text);
+    await card.locator('.overrides li button').first().click();
+    await card.locator('.overrides li').first().waitFor({state: 'detached'});
+    const after = (await api('GET', '/api/v1/oncall')).json().oncall.find((o) => o.schedule === 'primary');
+    await card.locator('.oncall-now', {hasText: after.user}).waitFor({state: 'visible'});
+    const listed = await api('GET', '/api/v1/schedules/primary/overrides');
+    if (listed.json().overrides.length !== 0) throw new Error('still listed: ' + listed.text);
+  });
+
   if (pageErrors.length) throw new Error('uncaught errors in the page: ' + pageErrors.join('; '));
 
   await step(`save a screenshot to ${screenshotPath}`, () => page.screenshot({path: screenshotPath, fullPage: true}));

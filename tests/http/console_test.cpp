@@ -24,6 +24,11 @@ const char* const api_key = "console-test-key";
 const char* const provisioning =
     R"({"orgs":[{"name":"console","apiKeys":["console-test-key"],
   "channels":[{"name":"log","type":"log"}],
+  "users":[
+    {"name":"alice","contacts":[{"name":"l","channel":"log","to":"alice"}],"rules":[{"contact":"l"}]},
+    {"name":"bob","contacts":[{"name":"l","channel":"log","to":"bob"}],"rules":[{"contact":"l"}]}],
+  "schedules":[{"name":"primary","timeZone":"Europe/Berlin","layers":[{"name":"days",
+    "users":["alice","bob"],"rotation":{"type":"daily","start":"2026-01-01T09:00"}}]}],
   "policies":[{"name":"default","steps":[
     {"delaySeconds":0,"targets":[{"channel":"log","to":"#ops"}]},
     {"delaySeconds":600,"targets":[{"channel":"log","to":"lead"}]}]}]}]})";
