@@ -187,6 +187,19 @@ if present("storm"):
     s, _, _ = median("storm", "ingest_s")
     row("storm", "time to accept them all", fmt(s, "s"), data={"belay": s})
 
+if present("storm-oncall"):
+    t, note, n = median("storm-oncall", "last_page_s")
+    alerts = int(meta.get("storm_n", 10000))
+    row("storm-oncall", f"last page after the last 2xx ({alerts:,} alerts, a schedule's person with two rules)",
+        fmt(t, "s") if t is not None else note, ok=None, note=note if t is None else "",
+        data={"belay": t, "runs": n})
+    c, _, _ = median("storm-oncall", "pages")
+    row("storm-oncall", "pages at the sink", fmt(c), goal=f"exactly {2 * alerts:,}",
+        ok=None if t is None else c == 2 * alerts, note=note if t is None else "",
+        data={"belay": c})
+    s, _, _ = median("storm-oncall", "ingest_s")
+    row("storm-oncall", "time to accept them all", fmt(s, "s"), data={"belay": s})
+
 if present("delivery"):
     v, note, n = median("delivery", "per_s")
     row("delivery", f"outbox drain, deliveries/s ({int(meta.get('delivery_n', 0)):,} pending)",
