@@ -3,7 +3,9 @@
 // date::parse's internals trip GCC 12's -Wmaybe-uninitialized at -O2 (a false positive
 // in date.h's from_stream, reported from libstdc++'s chrono.h); -Werror would stop the
 // release build on it.
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 
 #include <cctype>
 #include <cinttypes>
