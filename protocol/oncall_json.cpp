@@ -10,11 +10,25 @@ namespace belay::protocol {
 
 namespace {
 
-void write_bounds(json_writer& w, const shift& s) {
+// {"schedule" (when given),"user","start","end","source" (when asked for)}
+void write_shift(json_writer& w, const shift& s, std::string_view schedule = {},
+                 bool with_source = false) {
+  w.StartObject();
+  if (!schedule.empty()) {
+    w.Key("schedule");
+    write_string(w, schedule);
+  }
+  w.Key("user");
+  write_string(w, s.user);
   w.Key("start");
   write_time(w, s.start);
   w.Key("end");
   write_time(w, s.end);
+  if (with_source) {
+    w.Key("source");
+    write_string(w, s.source);
+  }
+  w.EndObject();
 }
 
 void write_override(json_writer& w, std::string_view schedule,
@@ -57,17 +71,9 @@ std::string render_oncall(const std::vector<on_call_now>& all) {
   w.StartObject();
   w.Key("oncall");
   w.StartArray();
-  for (auto& s : all) {
-    if (!s.now)
-      continue;
-    w.StartObject();
-    w.Key("schedule");
-    write_string(w, s.schedule);
-    w.Key("user");
-    write_string(w, s.now->user);
-    write_bounds(w, *s.now);
-    w.EndObject();
-  }
+  for (auto& s : all)
+    if (s.now)
+      write_shift(w, *s.now, s.schedule);
   w.EndArray();
   w.EndObject();
   return to_string(out);
@@ -87,13 +93,8 @@ std::string render_schedules(const std::vector<on_call_now>& all) {
     write_string(w, s.time_zone);
     w.Key("oncall");
     w.StartArray();
-    if (s.now) {
-      w.StartObject();
-      w.Key("user");
-      write_string(w, s.now->user);
-      write_bounds(w, *s.now);
-      w.EndObject();
-    }
+    if (s.now)
+      write_shift(w, *s.now);
     w.EndArray();
     w.EndObject();
   }
@@ -108,15 +109,8 @@ std::string render_shifts(const std::vector<shift>& shifts) {
   w.StartObject();
   w.Key("shifts");
   w.StartArray();
-  for (auto& s : shifts) {
-    w.StartObject();
-    w.Key("user");
-    write_string(w, s.user);
-    write_bounds(w, s);
-    w.Key("source");
-    write_string(w, s.source);
-    w.EndObject();
-  }
+  for (auto& s : shifts)
+    write_shift(w, s, {}, true);
   w.EndArray();
   w.EndObject();
   return to_string(out);
