@@ -81,18 +81,25 @@ void fire_with(self_ptr self, protocol::step_pages pages) {
   if (step)
     next = advance(*st.ladder, expected.current_step, expected.loop,
                    expected.next_fire_at.value_or(at));
+  // What the answer needs of the pages; the pages themselves go to storage.
+  std::set<std::string> channels;
+  for (auto& p : pages.pages)
+    channels.insert(p.channel);
+  auto paged = static_cast<double>(pages.pages.size());
+  auto unrouted = static_cast<double>(pages.nobody_on_call.size());
   // Steps are batched with other incidents' steps into one statement; the grace
   // period's end is rare enough to run on its own.
   auto request = [&] {
     if (step)
       return self->request(st.d.storage, caf::infinite, atom::fire_step_v, shard(self),
-                           storage::fire_of(expected, pages, next, at));
+                           storage::fire_of(expected, std::move(pages), next, at));
     return self->request(st.d.storage, caf::infinite, atom::exhaust_v, shard(self),
                          expected, at);
   };
   request().await(
-      [self, step, pages, scheduled = expected.next_fire_at.value_or(at)](
-          std::optional<incident_record>& after) {
+      [self, step, channels = std::move(channels), paged, unrouted,
+       scheduled =
+           expected.next_fire_at.value_or(at)](std::optional<incident_record>& after) {
         if (!after) {
           reload(self);
           return;
@@ -103,20 +110,14 @@ void fire_with(self_ptr self, protocol::step_pages pages) {
         metrics::count(metrics::name::steps_fired_total);
         metrics::observe(metrics::name::step_lateness_seconds,
                          static_cast<double>(now(self) - scheduled) / 1e6);
-        if (!pages.nobody_on_call.empty())
-          metrics::count(metrics::name::steps_unrouted_total, {},
-                         static_cast<double>(pages.nobody_on_call.size()));
+        if (unrouted > 0)
+          metrics::count(metrics::name::steps_unrouted_total, {}, unrouted);
         if (after->shadow)
           metrics::count(metrics::name::deliveries_total,
-                         {{"channel", "*"}, {"outcome", "shadowed"}},
-                         static_cast<double>(pages.pages.size()));
-        else if (self->state.d.dispatcher) {
-          std::set<std::string> channels;
-          for (auto& p : pages.pages)
-            if (channels.insert(p.channel).second)
-              self->send(self->state.d.dispatcher, atom::nudge_v, after->org_id,
-                         p.channel);
-        }
+                         {{"channel", "*"}, {"outcome", "shadowed"}}, paged);
+        else if (self->state.d.dispatcher)
+          for (auto& channel : channels)
+            self->send(self->state.d.dispatcher, atom::nudge_v, after->org_id, channel);
         arm(self);
       },
       [self](caf::error& err) { retry_later(self, err); });
