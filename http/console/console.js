@@ -252,6 +252,7 @@
     for (const id of ['incidents', 'dead-letters']) $(id).tBodies[0].replaceChildren();
     $('channels').replaceChildren();
     $('schedules').replaceChildren();
+    window.belayConsole.closeIncident();
     $('node').textContent = 'not connected';
     setConnection('idle', '');
     showLogin(message);
@@ -463,7 +464,9 @@
       return el('tr', {dataset: {incidentId: id}, title: `actor ${r.actorId}, up since ${localTime(timeOf(r.upSince))}`},
         el('td', {className: 'num'}, id),
         el('td', {},
-          el('span', {className: 'title'}, inc.title),
+          el('button', {type: 'button', className: 'link open-incident', title: 'timeline and deliveries',
+                        onclick: () => window.belayConsole.openIncident(id)},
+            el('span', {className: 'title'}, inc.title)),
           el('span', {className: `sev sev-${inc.severity}`}, inc.severity),
           el('span', {className: 'sub'}, `${inc.dedupKey} · ${inc.policy}`)),
         el('td', {className: 'status'},
@@ -656,6 +659,9 @@
     $('operator').classList.remove('missing');
     sessionStorage.setItem(OPERATOR_ITEM, operatorName());
   });
+
+  // For incident.js (loaded after this file), which adds openIncident and closeIncident.
+  window.belayConsole = {el, api, problem, localTime, duration, Unauthorized};
 
   setInterval(tick, 1000);
   if (apiKey) {

@@ -2,8 +2,10 @@
 //   node tests/console/console.spec.mjs <base-url> <api-key> <screenshot-path>
 // Debian's chromium, driven by playwright-core, opens /console, enters the key, sees an
 // incident triggered through the API appear without a reload, acknowledges it with the
-// page's button and sees ACKNOWLEDGED. Exits 0 only if all of that happened; every wait
-// is bounded, so a missing feature fails with a message instead of hanging.
+// page's button and sees ACKNOWLEDGED; opens the incident view and finds the timeline and
+// deliveries (who was paged, how, with what outcome), including a page to whoever is on
+// call; and uses the on-call view. Exits 0 only if all of that happened; every wait is
+// bounded, so a missing feature fails with a message instead of hanging.
 import {chromium} from 'playwright-core';
 import {mkdtempSync, rmSync} from 'node:fs';
 import {tmpdir} from 'node:os';
@@ -131,6 +133,20 @@ try {
       throw new Error(`server says status ${status}, ackedBy ${ackedBy}`);
   });
 
+  const view = page.locator('#incident-view');
+  await step('open the incident view from the row: timeline and deliveries', async () => {
+    await row.locator('button.open-incident').click();
+    await view.waitFor({state: 'visible'});
+    await view.locator('#incident-heading', {hasText: `Incident ${incident.id}`}).waitFor();
+    if ((await view.locator('.incident-title .title').textContent()) !== title)
+      throw new Error('the view shows another title');
+    await view.locator('.incident-timeline li[data-kind="acknowledged"]', {hasText: `by ${OPERATOR}`}).waitFor();
+    await view.locator('.incident-timeline li[data-kind="step_fired"]', {hasText: 'Step 0 fired'}).waitFor();
+    const sent = view.locator('table.deliveries tbody tr', {hasText: '#ops'});
+    await sent.waitFor();
+    await sent.locator('td', {hasText: 'SENT'}).waitFor();
+  });
+
   // The on-call view: schedule "primary" has alice and bob; who is on call comes from
   // the API, and an override made on the page changes it until it is removed there.
   const card = page.locator('.schedule[data-schedule="primary"]');
@@ -139,6 +155,22 @@ try {
     const now = res.json().oncall.find((o) => o.schedule === 'primary');
     if (!now) throw new Error('nobody is on call in "primary": ' + res.text);
     return now.user;
+  });
+
+  await step(`an incident paging "primary" shows ${onCallNow} as the person paged`, async () => {
+    const res = await api('POST', '/api/v1/incidents',
+      {dedupKey: `console-oncall-${Date.now()}`, title: 'Paged through a schedule', policy: 'oncall'});
+    if (res.status !== 201) throw new Error(`POST /api/v1/incidents answered ${res.status}: ${res.text}`);
+    const paged = res.json().incident;
+    await page.locator('#incident-open-id').fill(String(paged.id));
+    await page.locator('#incident-open-form button[type=submit]').click();
+    await view.locator('#incident-heading', {hasText: `Incident ${paged.id}`}).waitFor();
+    await view.locator('.incident-timeline li[data-kind="step_fired"]', {hasText: `paged ${onCallNow}`}).waitFor();
+    const delivery = view.locator('table.deliveries tbody tr', {has: page.locator('td.person', {hasText: onCallNow})});
+    await delivery.waitFor();
+    await delivery.locator('td.target', {hasText: onCallNow}).waitFor();
+    await page.locator('#incident-close').click();
+    await view.waitFor({state: 'hidden'});
   });
   const other = onCallNow === 'alice' ? 'bob' : 'alice';
 

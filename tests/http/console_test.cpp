@@ -21,6 +21,7 @@ const char* const api_key = "console-test-key";
 
 // The spec triggers with policy "default"; the second step is far off, so the incident
 // is still OPEN (with a timer ticking in the page) when the browser acknowledges it.
+// Policy "oncall" pages whoever is on call in "primary", for the incident view.
 const char* const provisioning =
     R"({"orgs":[{"name":"console","apiKeys":["console-test-key"],
   "channels":[{"name":"log","type":"log"}],
@@ -31,7 +32,8 @@ const char* const provisioning =
     "users":["alice","bob"],"rotation":{"type":"daily","start":"2026-01-01T09:00"}}]}],
   "policies":[{"name":"default","steps":[
     {"delaySeconds":0,"targets":[{"channel":"log","to":"#ops"}]},
-    {"delaySeconds":600,"targets":[{"channel":"log","to":"lead"}]}]}]}]})";
+    {"delaySeconds":600,"targets":[{"channel":"log","to":"lead"}]}]},
+    {"name":"oncall","steps":[{"delaySeconds":0,"targets":[{"schedule":"primary"}]}]}]}]})";
 
 bool exists(const std::string& path) {
   struct stat st;
