@@ -199,6 +199,12 @@ if present("storm-oncall"):
         data={"belay": c})
     s, _, _ = median("storm-oncall", "ingest_s")
     row("storm-oncall", "time to accept them all", fmt(s, "s"), data={"belay": s})
+    m, _, _ = median("storm-oncall", "oncall_median_ns")
+    if m is not None:
+        p99, _, _ = median("storm-oncall", "oncall_p99_ns")
+        row("storm-oncall", "on-call computation per schedule step (median; p99 beside it)",
+            fmt(m / 1000, "µs"), goal="a few µs", ok=m <= 5000, note=f"p99 {fmt(p99 / 1000, 'µs')}",
+            data={"belay": m, "p99": p99})
 
 if present("delivery"):
     v, note, n = median("delivery", "per_s")
