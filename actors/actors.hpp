@@ -52,6 +52,7 @@ CAF_ADD_ATOM(belay, belay::atom, adopt, "adopt")
 CAF_ADD_ATOM(belay, belay::atom, renew, "renew")
 CAF_ADD_ATOM(belay, belay::atom, moved, "moved")
 CAF_ADD_ATOM(belay, belay::atom, load, "load")
+CAF_ADD_ATOM(belay, belay::atom, sweep, "sweep")
 CAF_ADD_ATOM(belay, belay::atom, people, "people")
 
 // Delivery.
@@ -103,6 +104,7 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::storage::fire_event)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::optional<belay::storage::held_incident>)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<belay::storage::held_incident>)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::storage::ownership)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::storage::orphan_sweep)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::storage::lease_renewal)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::storage::incident_keys)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<int64_t>)
@@ -150,6 +152,8 @@ using registry_actor = caf::typed_actor<
     caf::reacts_to<atom::renew>,
     // Timer: load (org, incident) and hold it again (a respawn that failed).
     caf::reacts_to<atom::load, int64_t, int64_t>,
+    // Timer: adopt overdue incidents that no live actor holds (the orphan sweep).
+    caf::reacts_to<atom::sweep>,
     // The views of the org's incident actors, from the actors themselves.
     caf::replies_to<atom::views, int64_t>::with<std::vector<incident_view>>,
     // The live actor holding an incident, or none.
@@ -189,6 +193,9 @@ using storage_actor = caf::typed_actor<
     // storage::renew_lease(owner, now)
     caf::replies_to<atom::renew, storage::ownership,
                     micros>::with<storage::lease_renewal>,
+    // storage::adopt_orphans(sweep), and stale trigger marks pruned
+    caf::replies_to<atom::sweep,
+                    storage::orphan_sweep>::with<std::vector<storage::held_incident>>,
     // storage::settled_among(keys)
     caf::replies_to<atom::settled,
                     storage::incident_keys>::with<std::vector<storage::held_incident>>,

@@ -15,6 +15,7 @@ struct deps {
   wall_clock clock;
   std::string node_id;
   double lease_seconds = 30;
+  double orphan_sweep_seconds = 5; // how often the registry sweeps for orphans; 0: never
   caf::timespan db_retry = std::chrono::seconds{1}; // back-off after a storage error
 };
 

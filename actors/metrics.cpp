@@ -30,6 +30,12 @@ const std::map<std::string, std::pair<std::string, std::string>> known = {
     {name::acks_total, {"counter", "Incidents acknowledged."}},
     {name::resolves_total, {"counter", "Incidents resolved."}},
     {name::steps_fired_total, {"counter", "Escalation steps fired."}},
+    {name::lost_commits_total,
+     {"counter",
+      "Trigger writes whose connection was lost, by what reading back found."}},
+    {name::orphans_adopted_total,
+     {"counter", "Overdue incidents the orphan sweep found without a live actor and "
+                 "adopted."}},
     {name::steps_unrouted_total,
      {"counter", "Schedules a fired step found nobody on call for."}},
     {name::deliveries_total, {"counter", "Delivery attempts, by channel and outcome."}},

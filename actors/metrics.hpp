@@ -30,6 +30,8 @@ inline constexpr const char* outbox_oldest_due_age_seconds =
 inline constexpr const char* ingest_latency_seconds = "belay_ingest_latency_seconds";
 inline constexpr const char* step_lateness_seconds = "belay_step_lateness_seconds";
 inline constexpr const char* delivery_latency_seconds = "belay_delivery_latency_seconds";
+inline constexpr const char* lost_commits_total = "belay_lost_commits_total";
+inline constexpr const char* orphans_adopted_total = "belay_orphans_adopted_total";
 } // namespace name
 
 void count(const std::string& name, const labels& l = {}, double by = 1);

@@ -23,6 +23,8 @@ struct node_options {
   size_t senders = 8;      // threads making blocking transport calls
   double claim_lease_seconds = 300;
   double poll_seconds = 5; // how often lapsed claims are released and channels polled
+  double orphan_sweep_seconds = 5; // how often overdue incidents without an actor are
+                                   // looked for (DESIGN.md section 13); 0: never
 };
 
 // Registers belay's message types and quiets CAF's own logger.

@@ -26,17 +26,22 @@ storage::ownership owner(self_ptr self) {
 
 void respawn(self_ptr self, int64_t org, int64_t id);
 
-void hold(self_ptr self, storage::held_incident h) {
+// Spawns the incident's actor unless one holds it already; returns whether it did (or,
+// for a row read without its ladder, started loading it whole).
+bool hold(self_ptr self, storage::held_incident h) {
   auto& st = self->state;
   auto& rec = h.incident;
   if (rec.status == status_resolved || st.by_id.count(rec.id))
-    return;
-  if (!h.ladder) // read without its ladder: load it whole
-    return respawn(self, rec.org_id, rec.id);
+    return false;
+  if (!h.ladder) { // read without its ladder: load it whole
+    respawn(self, rec.org_id, rec.id);
+    return true;
+  }
   auto actor = self->spawn(incident, rec, std::move(h.ladder), st.d);
   self->monitor(actor);
   st.by_id[rec.id] = {actor, rec.org_id};
   st.id_of[actor->address()] = rec.id;
+  return true;
 }
 
 // The live actor holding the incident, if this node holds it for that org.
@@ -147,9 +152,12 @@ void let_go(self_ptr self) {
           });
 }
 
+caf::timespan seconds(double s) {
+  return std::chrono::duration_cast<caf::timespan>(std::chrono::duration<double>(s));
+}
+
 caf::timespan renewal_interval(self_ptr self) {
-  return std::chrono::duration_cast<caf::timespan>(
-      std::chrono::duration<double>(self->state.d.lease_seconds / 3));
+  return seconds(self->state.d.lease_seconds / 3);
 }
 
 // Every third of the lease: renew it, and take over the incidents of nodes whose leases
@@ -172,6 +180,45 @@ void renew(self_ptr self) {
           [self](caf::error& err) {
             spdlog::error("registry: cannot renew this node's lease: {}", to_string(err));
             self->delayed_send(self, self->state.d.db_retry, atom::renew_v);
+          });
+}
+
+// The most orphans one sweep adopts: a backlog is worked off over several passes,
+// instead of one pass spawning thousands of actors and firing their steps at once.
+constexpr int orphans_per_sweep = 200;
+
+// The orphan sweep (DESIGN.md section 13): non-resolved incidents with an overdue step
+// and no live holder get one here. A lost reply (a trigger write nobody could read back,
+// a takeover whose answer never came) or a node gone without a word leaves such
+// incidents; adoption at start and lease takeover see only some of them. A step is
+// overdue once due for a whole sweep period: a live actor fires it long before.
+void sweep(self_ptr self) {
+  auto& d = self->state.d;
+  auto period = seconds(d.orphan_sweep_seconds);
+  auto at = now(self);
+  storage::orphan_sweep req{owner(self), at,
+                            at - static_cast<micros>(d.orphan_sweep_seconds * 1e6),
+                            orphans_per_sweep};
+  self->request(d.storage, std::max<caf::timespan>(period, std::chrono::seconds{30}),
+                atom::sweep_v, std::move(req))
+      .then(
+          [self, period](std::vector<storage::held_incident>& found) {
+            uint64_t adopted = 0;
+            for (auto& h : found)
+              adopted += hold(self, std::move(h)) ? 1 : 0;
+            if (adopted > 0) {
+              self->state.stats.adopted += adopted;
+              metrics::count(metrics::name::orphans_adopted_total, {},
+                             static_cast<double>(adopted));
+              spdlog::warn("registry: adopted {} overdue incidents that no live actor "
+                           "held",
+                           adopted);
+            }
+            self->delayed_send(self, period, atom::sweep_v);
+          },
+          [self, period](caf::error& err) {
+            spdlog::error("registry: the orphan sweep failed: {}", to_string(err));
+            self->delayed_send(self, period, atom::sweep_v);
           });
 }
 
@@ -249,8 +296,13 @@ registry(registry_actor::stateful_pointer<registry_state> self, deps d) {
                   for (auto& h : all)
                     hold(self, std::move(h));
                   spdlog::info("registry: adopted {} non-resolved incidents", all.size());
-                  if (!std::exchange(self->state.renewing, true)) // adoption renewed it
+                  if (!std::exchange(self->state.renewing, true)) { // adoption renewed it
                     self->delayed_send(self, renewal_interval(self), atom::renew_v);
+                    if (self->state.d.orphan_sweep_seconds > 0)
+                      self->delayed_send(self,
+                                         seconds(self->state.d.orphan_sweep_seconds),
+                                         atom::sweep_v);
+                  }
                   rp.deliver(all.size());
                 },
                 [rp](caf::error& err) mutable { rp.deliver(err); });
@@ -264,6 +316,7 @@ registry(registry_actor::stateful_pointer<registry_state> self, deps d) {
       // The listener was deaf for a while: catch up on every held incident.
       [self](atom::catch_up) { tell_settled(self, held_keys(self)); },
       [self](atom::renew) { renew(self); },
+      [self](atom::sweep) { sweep(self); },
       [self](atom::load, int64_t org, int64_t id) { respawn(self, org, id); },
       [self](atom::views, int64_t org) {
         std::vector<incident_actor> of_org;

@@ -11,6 +11,7 @@
 #include <caf/stateful_actor.hpp>
 #include <map>
 #include <optional>
+#include <random>
 #include <spdlog/spdlog.h>
 
 namespace belay {
@@ -43,6 +44,9 @@ namespace {
 
 // Enough to amortise a commit, small enough to keep row locks short.
 constexpr size_t max_batch = 256;
+
+// How long a trigger mark is kept once written: far longer than any read-back waits.
+constexpr micros trigger_mark_lifetime = 600'000'000;
 
 // An operation that is not batched into a shared statement: it runs in the batch's
 // transaction on its own, and its result answers `promise`.
@@ -123,6 +127,8 @@ struct storage_worker_state {
   batch running; // the batch being written now (failed whole if the worker dies)
   bool flush_pending = false;
   std::optional<trigger_owner> owner; // workers of the incident lane only
+  std::mt19937_64 mark_ids{std::random_device{}()};
+  int64_t last_mark = 0; // the mark of the last trigger write that committed
 };
 
 using worker_ptr = storage_worker_actor::stateful_pointer<storage_worker_state>;
@@ -160,8 +166,14 @@ storage::connection& connection(worker_ptr self) {
   return *self->state.conn;
 }
 
+// Whether the connection broke under the last statement: then whatever it sent last may
+// or may not have committed.
+bool connection_lost(worker_ptr self) {
+  return self->state.conn && !self->state.conn->healthy();
+}
+
 void forget_broken_connection(worker_ptr self) {
-  if (self->state.conn && !self->state.conn->healthy())
+  if (connection_lost(self))
     self->state.conn.reset();
 }
 
@@ -197,8 +209,65 @@ void run_each_alone(worker_ptr self, Queue& q, typename Queue::write_fn write) {
   }
 }
 
+storage::trigger_mark next_mark(worker_ptr self, const trigger_queue& q) {
+  auto& st = self->state;
+  auto id = static_cast<int64_t>(st.mark_ids() >> 1);
+  return {id == 0 ? 1 : id, q.items.front().at, st.last_mark};
+}
+
+// The triggers' write lost its connection: read back whether it committed, never assume
+// (DESIGN.md section 13). Committed, they are answered with what was written, and the
+// registry holds the incidents they opened; if the database cannot tell, they fail (no
+// 2xx), and should they have committed, the orphan sweep holds their incidents later.
+// Returns false when nothing was written: the triggers are still to be written.
+bool settle_lost_write(worker_ptr self, trigger_queue& q,
+                       const storage::trigger_mark& mark) {
+  std::optional<std::vector<storage::upsert_result>> written;
+  try {
+    written = storage::read_back_triggers(connection(self), q.items, mark);
+  } catch (const storage::db_error& e) {
+    forget_broken_connection(self);
+    spdlog::warn("storage: cannot tell whether {} triggers committed: {}", q.size(),
+                 e.what());
+    metrics::count(metrics::name::lost_commits_total, {{"outcome", "unknown"}});
+    q.fail(storage_error(e));
+    return true;
+  }
+  metrics::count(metrics::name::lost_commits_total,
+                 {{"outcome", written ? "committed" : "not_committed"}});
+  spdlog::warn("storage: the connection was lost writing {} triggers; read back: {}",
+               q.size(), written ? "committed" : "not committed");
+  if (!written)
+    return false;
+  self->state.last_mark = mark.id;
+  q.results = std::move(*written);
+  answer(self, q);
+  return true;
+}
+
+// Each trigger on its own, with its own mark.
+void run_each_alone(worker_ptr self, trigger_queue& q) {
+  while (q.size() > 0) {
+    trigger_queue one;
+    one.take_from(q, 1);
+    auto mark = next_mark(self, one);
+    try {
+      one.results = storage::upsert_triggers(connection(self), one.items, mark);
+    } catch (const storage::db_error& e) {
+      spdlog::warn("storage: {}", e.what());
+      bool lost = connection_lost(self);
+      forget_broken_connection(self);
+      if (!lost || !settle_lost_write(self, one, mark))
+        one.fail(storage_error(e));
+      continue;
+    }
+    self->state.last_mark = mark.id;
+    answer(self, one);
+  }
+}
+
 void run_each_alone(worker_ptr self, batch& b) {
-  run_each_alone(self, b.triggers, storage::upsert_triggers);
+  run_each_alone(self, b.triggers);
   run_each_alone(self, b.fires, storage::fire_steps);
   run_each_alone(self, b.outcomes, storage::record_outcomes);
   for (auto& job : b.jobs)
@@ -211,11 +280,15 @@ void run_batch(worker_ptr self, batch& b) {
   std::vector<caf::message> results;
   results.reserve(b.jobs.size());
   bool transaction = !b.one_statement();
+  storage::trigger_mark mark;
+  if (b.triggers.size() > 0)
+    mark = next_mark(self, b.triggers);
   try {
     auto& c = connection(self);
     if (transaction)
       c.exec("BEGIN");
-    b.triggers.write(c, storage::upsert_triggers);
+    if (b.triggers.size() > 0)
+      b.triggers.results = storage::upsert_triggers(c, b.triggers.items, mark);
     b.fires.write(c, storage::fire_steps);
     b.outcomes.write(c, storage::record_outcomes);
     for (auto& job : b.jobs)
@@ -223,7 +296,19 @@ void run_batch(worker_ptr self, batch& b) {
     if (transaction)
       c.exec("COMMIT");
   } catch (const storage::db_error& e) {
-    // Nothing of the batch happened: run each operation on its own, as if never batched.
+    spdlog::debug("storage: batch of {} failed ({}), running its operations one by one",
+                  b.size(), e.what());
+    // A lost connection may have committed the batch: its triggers are settled by
+    // reading back. The other operations run again on their own either way: each is a
+    // compare-and-set that finds its work done (a step, an acknowledge) or harmless
+    // to repeat (a read).
+    if (connection_lost(self)) {
+      forget_broken_connection(self);
+      if (b.triggers.size() > 0 && settle_lost_write(self, b.triggers, mark))
+        b.triggers = {};
+      return run_each_alone(self, b);
+    }
+    // A statement failed: the transaction is rolled back and nothing of it happened.
     if (self->state.conn && self->state.conn->in_transaction()) {
       try {
         self->state.conn->exec("ROLLBACK");
@@ -231,10 +316,10 @@ void run_batch(worker_ptr self, batch& b) {
       }
     }
     forget_broken_connection(self);
-    spdlog::debug("storage: batch of {} failed ({}), running its operations one by one",
-                  b.size(), e.what());
     return run_each_alone(self, b);
   }
+  if (b.triggers.size() > 0)
+    self->state.last_mark = mark.id;
   answer(self, b.triggers);
   answer(self, b.fires);
   answer(self, b.outcomes);
@@ -350,6 +435,13 @@ storage_worker_actor::behavior_type storage_worker(worker_ptr self, std::string 
         return enqueue<storage::lease_renewal>(
             self, [owner = std::move(owner), at](storage::connection& c) {
               return storage::renew_lease(c, owner, at);
+            });
+      },
+      [self](atom::sweep, storage::orphan_sweep& sweep) {
+        return enqueue<std::vector<storage::held_incident>>(
+            self, [sweep = std::move(sweep)](storage::connection& c) {
+              storage::prune_trigger_marks(c, sweep.now - trigger_mark_lifetime);
+              return storage::adopt_orphans(c, sweep);
             });
       },
       [self](atom::settled, storage::incident_keys& keys) {
@@ -531,6 +623,9 @@ storage_router(router_ptr self, std::string url, bool detached, trigger_lane lan
       },
       [self, any](atom::renew, storage::ownership& owner, micros at) {
         return self->delegate(any(), atom::renew_v, std::move(owner), at);
+      },
+      [self, any](atom::sweep, storage::orphan_sweep& sweep) {
+        return self->delegate(any(), atom::sweep_v, std::move(sweep));
       },
       [self, any](atom::settled, storage::incident_keys& keys) {
         return self->delegate(any(), atom::settled_v, std::move(keys));

@@ -37,6 +37,9 @@ const std::vector<setting_info>& setting_table() {
        "another node takes them over"},
       {"poll-seconds", "BELAY_POLL_SECONDS", "5",
        "how often lapsed delivery claims are released and every channel polled"},
+      {"orphan-sweep-seconds", "BELAY_ORPHAN_SWEEP_SECONDS", "5",
+       "how often this node adopts non-resolved incidents whose step is overdue and "
+       "that no live actor holds (at most 200 a pass)"},
       {"senders", "BELAY_SENDERS", "8", "threads making blocking delivery calls"},
   };
   return table;
@@ -101,6 +104,8 @@ void apply(settings& s, const std::string& key, const std::string& value,
     s.lease_seconds = to_seconds(name, value);
   else if (key == "poll-seconds")
     s.poll_seconds = to_seconds(name, value);
+  else if (key == "orphan-sweep-seconds")
+    s.orphan_sweep_seconds = to_seconds(name, value);
   else if (key == "senders")
     s.senders = to_int(name, value, 1);
   else

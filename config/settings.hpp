@@ -22,6 +22,7 @@ struct settings {
   double claim_lease_seconds = 300;
   double lease_seconds = 30;
   double poll_seconds = 5;
+  double orphan_sweep_seconds = 5;
   int senders = 8;
   std::string config_file;
 };

@@ -98,6 +98,7 @@ int serve(const belay::settings& s) {
   opts.senders = static_cast<size_t>(s.senders);
   opts.claim_lease_seconds = s.claim_lease_seconds;
   opts.poll_seconds = s.poll_seconds;
+  opts.orphan_sweep_seconds = s.orphan_sweep_seconds;
   auto node =
       belay::start_node(sys, opts, belay::anchor_to_system_time(sys.clock().now()));
   {

@@ -32,6 +32,8 @@ void write_registry(json_writer& w, const registry_stats& r) {
   w.Uint64(r.deduplicated);
   w.Key("respawned");
   w.Uint64(r.respawned);
+  w.Key("adopted");
+  w.Uint64(r.adopted);
   w.EndObject();
 }
 

@@ -21,6 +21,7 @@ struct registry_stats {
   uint64_t created = 0;
   uint64_t deduplicated = 0;
   uint64_t respawned = 0;
+  uint64_t adopted = 0; // by the orphan sweep
 };
 
 struct scheduled_retry {

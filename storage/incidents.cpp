@@ -133,6 +133,25 @@ const std::string adopt_sql =
     "WHERE n.node = incident.owner AND n.expires_at >= belay_ts($2)))) "
     "RETURNING " BELAY_INCIDENT_COLUMNS;
 
+// The overdue incidents no live node holds (adopt_orphans): $1 node, $2 overdue before,
+// $3 now, $4 the lease taken, $5 how many. No index leads with next_fire_at (firing a
+// step then updates its row in place): the sweep reads the unresolved incidents, a few
+// times a minute.
+const std::string orphans_sql = R"sql(
+WITH orphan AS (
+  SELECT org_id AS orphan_org, id AS orphan_id FROM incident i
+  WHERE status <> 'RESOLVED' AND next_fire_at < belay_ts($2)
+    AND (owner IS NULL OR owner = $1
+         OR (coalesce(lease_expires_at < belay_ts($3), true)
+             AND NOT EXISTS (SELECT 1 FROM node_lease n
+                             WHERE n.node = i.owner AND n.expires_at >= belay_ts($3))))
+  ORDER BY next_fire_at LIMIT $5
+  FOR UPDATE SKIP LOCKED
+)
+UPDATE incident SET owner = $1, lease_expires_at = belay_ts($4)
+FROM orphan WHERE org_id = orphan_org AND id = orphan_id
+RETURNING )sql" BELAY_INCIDENT_COLUMNS;
+
 // xmax is 0 only in a row this statement inserted.
 const std::string renew_sql =
     "INSERT INTO node_lease (node, expires_at) VALUES ($1, belay_ts($2)) "
@@ -218,6 +237,16 @@ std::vector<held_incident> adopt_unresolved(connection& c, const ownership& owne
       out.push_back(read_held(r, i));
     return out;
   });
+}
+
+std::vector<held_incident> adopt_orphans(connection& c, const orphan_sweep& sweep) {
+  auto r = c.query(orphans_sql, sweep.owner.node, sweep.overdue_before, sweep.now,
+                   sweep.owner.lease_until, sweep.limit);
+  std::vector<held_incident> out;
+  out.reserve(r.rows());
+  for (int i = 0; i < r.rows(); ++i)
+    out.push_back(read_held(r, i));
+  return out;
 }
 
 lease_renewal renew_lease(connection& c, const ownership& owner, micros now) {

@@ -50,6 +50,33 @@ struct trigger_event {
 std::vector<upsert_result> upsert_triggers(connection& c,
                                            const std::vector<trigger_event>& events);
 
+// What a batch of triggers writes about itself, in its own statement, so that a lost
+// reply to its COMMIT can be settled by reading back (storage/migrations/0009_*.sql).
+struct trigger_mark {
+  int64_t id = 0; // random, one per batch
+  micros at = 0;
+  int64_t previous = 0; // the writer's last committed mark, deleted now; 0 for none
+};
+
+// upsert_triggers, which also writes `mark`.
+std::vector<upsert_result> upsert_triggers(connection& c,
+                                           const std::vector<trigger_event>& events,
+                                           const trigger_mark& mark);
+
+// The connection broke while `events` were written with `mark`: did they commit? The
+// mark is fenced first, so that a write still in flight on the old connection can no
+// longer commit. Returns nullopt when nothing was written, else each event's result as
+// upsert_triggers would have answered it (from the incidents as they stand now). Throws
+// db_error when the database cannot tell (out of reach, or the old transaction held the
+// mark's key for too long).
+std::optional<std::vector<upsert_result>>
+read_back_triggers(connection& c, const std::vector<trigger_event>& events,
+                   const trigger_mark& mark);
+
+// Deletes the marks written before `before`: fences, and the last marks of workers that
+// stopped. No read-back needs a mark for longer than a lost connection takes to notice.
+void prune_trigger_marks(connection& c, micros before);
+
 // The channel on which a committed acknowledge or resolve is announced, as
 // "<org id> <incident id>".
 inline constexpr const char* incident_channel = "belay_incident";
@@ -106,6 +133,21 @@ struct lease_renewal {
 // of every other node whose lease lapsed before `now`, and forgets those nodes. Runs in a
 // transaction of its own unless the caller's.
 lease_renewal renew_lease(connection& c, const ownership& owner, micros now);
+
+// One pass of the orphan sweep (DESIGN.md section 13): `owner` looks for non-resolved
+// incidents whose step was due before `overdue_before` and that no live node holds.
+struct orphan_sweep {
+  ownership owner;
+  micros now = 0;
+  micros overdue_before = 0;
+  int limit = 100; // incidents per pass, the most overdue first
+};
+
+// Takes for sweep.owner every incident of the sweep that is unowned, owned by a node
+// whose lease lapsed (its row gone or expired, and the incident's own lease too), or
+// owned by sweep.owner itself: its registry holds those it has no actor for. Rows being
+// written now (a live actor firing a step) are skipped.
+std::vector<held_incident> adopt_orphans(connection& c, const orphan_sweep& sweep);
 
 // Incidents by their primary key: (org id, incident id) each.
 using incident_keys = std::vector<std::pair<int64_t, int64_t>>;

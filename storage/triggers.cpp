@@ -50,7 +50,54 @@ WITH g AS (
   FROM up JOIN g USING (org_id, dedup_key), unnest(g.ats) WITH ORDINALITY AS e(at, k)
   ORDER BY up.id, e.k
 )
-SELECT * FROM up)sql";
+)sql";
+
+// The statement's mark (trigger_mark): the first statement of a batch inserts it ($2 id,
+// $3 at) and deletes the writer's previous one ($4); a second statement, for the events
+// that named another policy, appends to it. A plain INSERT, so that a fence written by a
+// read-back makes the statement fail rather than commit unseen.
+const std::string insert_mark_sql = R"sql(, mark AS (
+  INSERT INTO trigger_mark (id, at, touched, created)
+  SELECT $2::bigint, belay_ts($3::bigint), coalesce(array_agg(id), '{}'),
+         coalesce(array_agg(id) FILTER (WHERE inserted), '{}') FROM up
+), pruned AS (
+  DELETE FROM trigger_mark WHERE id = $4::bigint
+)
+)sql";
+const std::string append_mark_sql = R"sql(, mark AS (
+  UPDATE trigger_mark m SET touched = m.touched || a.touched,
+                            created = m.created || a.created
+  FROM (SELECT coalesce(array_agg(id), '{}') AS touched,
+               coalesce(array_agg(id) FILTER (WHERE inserted), '{}') AS created
+        FROM up) a
+  WHERE m.id = $2::bigint
+)
+)sql";
+
+enum class mark_write { none, insert, append };
+
+const std::string& upsert_statement(mark_write mark) {
+  static const std::string none = upsert_sql + "SELECT * FROM up",
+                           insert = upsert_sql + insert_mark_sql + "SELECT * FROM up",
+                           append = upsert_sql + append_mark_sql + "SELECT * FROM up";
+  return mark == mark_write::none ? none : mark == mark_write::insert ? insert : append;
+}
+
+// Fences a mark: inserted only where the batch's own never committed. Waits for a
+// transaction that holds the key uncommitted (the batch, still in flight), at most
+// lock_timeout.
+const std::string fence_sql =
+    "INSERT INTO trigger_mark (id, at) VALUES ($1::bigint, belay_ts($2::bigint)) "
+    "ON CONFLICT (id) DO NOTHING RETURNING id";
+
+// The incidents a committed batch wrote, and whether it created each: $1 the mark, $2
+// the orgs of its events (the primary key leads with org_id).
+const std::string marked_sql =
+    "SELECT " BELAY_INCIDENT_COLUMNS ", id = ANY((SELECT created FROM trigger_mark "
+    "WHERE id = $1::bigint)::bigint[]) FROM incident WHERE org_id = ANY($2::bigint[]) "
+    "AND id = ANY((SELECT touched FROM trigger_mark WHERE id = $1::bigint)::bigint[])";
+
+const std::string prune_sql = "DELETE FROM trigger_mark WHERE at < belay_ts($1::bigint)";
 
 // The events of one key within one statement, in arrival order.
 struct key_group {
@@ -133,27 +180,31 @@ std::vector<key_group> take_groups(const std::vector<trigger_event>& events,
   return groups;
 }
 
-// Runs one statement for `groups` and fills in the result of each of their events.
-void upsert_groups(connection& c, const std::vector<trigger_event>& events,
-                   const std::vector<key_group>& groups,
-                   std::vector<upsert_result>& out) {
-  auto r = c.query(upsert_sql, json_rows(groups, [&](auto& w, const key_group& g) {
-                     group_json(w, events, g);
-                   }));
-  std::map<group_key, int> row_of;
+// The incident row written for each key, and whether the write created it.
+using written_rows = std::map<group_key, std::pair<held_incident, bool>>;
+
+written_rows rows_by_key(const result& r) {
+  written_rows out;
   for (int row = 0; row < r.rows(); ++row)
-    row_of.emplace(group_key{r.int64(row, 0), r.str(row, 2)}, row);
+    out.emplace(group_key{r.int64(row, 0), r.str(row, 2)},
+                std::pair{read_held(r, row), r.boolean(row, incident_column_count)});
+  return out;
+}
+
+// Fills in the result of each event of `groups` from the rows written for their keys:
+// the first event of a key may have created its incident, the others are duplicates.
+void answer_groups(const std::vector<trigger_event>& events,
+                   const std::vector<key_group>& groups, const written_rows& rows,
+                   std::vector<upsert_result>& out) {
   for (auto& g : groups) {
     auto& cmd = events[g.events.front()].cmd;
-    auto found = row_of.find({cmd.org_id, cmd.dedup_key});
-    if (found == row_of.end()) { // no such policy: nothing was written for this key
+    auto found = rows.find({cmd.org_id, cmd.dedup_key});
+    if (found == rows.end()) { // no such policy: nothing was written for this key
       for (auto i : g.events)
         out[i].code = reply_code::unknown_policy;
       continue;
     }
-    auto row = found->second;
-    auto held = read_held(r, row);
-    bool inserted = r.boolean(row, incident_column_count);
+    auto& [held, inserted] = found->second;
     auto total = held.incident.event_count;
     auto n = static_cast<int64_t>(g.events.size());
     for (int64_t k = 0; k < n; ++k) {
@@ -169,20 +220,43 @@ void upsert_groups(connection& c, const std::vector<trigger_event>& events,
   }
 }
 
-} // namespace
-
-std::vector<upsert_result> upsert_triggers(connection& c,
-                                           const std::vector<trigger_event>& events) {
+// The statements that write `events`, each a set of key groups (take_groups).
+std::vector<std::vector<key_group>>
+statements_of(const std::vector<trigger_event>& events) {
   std::vector<std::vector<key_group>> statements;
   std::vector<size_t> pending(events.size());
   for (size_t i = 0; i < events.size(); ++i)
     pending[i] = i;
   while (!pending.empty())
     statements.push_back(take_groups(events, pending));
+  return statements;
+}
+
+// Runs one statement for `groups` and fills in the result of each of their events.
+void upsert_groups(connection& c, const std::vector<trigger_event>& events,
+                   const std::vector<key_group>& groups, std::vector<upsert_result>& out,
+                   mark_write write, const trigger_mark& mark) {
+  auto rows =
+      json_rows(groups, [&](auto& w, const key_group& g) { group_json(w, events, g); });
+  auto& sql = upsert_statement(write);
+  auto r = write == mark_write::none ? c.query(sql, rows)
+           : write == mark_write::insert
+               ? c.query(sql, rows, mark.id, mark.at, mark.previous)
+               : c.query(sql, rows, mark.id);
+  answer_groups(events, groups, rows_by_key(r), out);
+}
+
+std::vector<upsert_result> upsert(connection& c, const std::vector<trigger_event>& events,
+                                  const trigger_mark* mark) {
+  auto statements = statements_of(events);
   std::vector<upsert_result> out(events.size());
   auto run = [&] {
-    for (auto& groups : statements)
-      upsert_groups(c, events, groups, out);
+    for (size_t s = 0; s < statements.size(); ++s) {
+      auto write = !mark    ? mark_write::none
+                   : s == 0 ? mark_write::insert
+                            : mark_write::append;
+      upsert_groups(c, events, statements[s], out, write, mark ? *mark : trigger_mark{});
+    }
   };
   // One statement is atomic on its own, and saves the round trips of BEGIN and COMMIT.
   if (statements.size() > 1 && !c.in_transaction())
@@ -190,6 +264,58 @@ std::vector<upsert_result> upsert_triggers(connection& c,
   else
     run();
   return out;
+}
+
+// "{1,2,3}": the orgs of `events`, as a bigint[] parameter.
+std::string orgs_of(const std::vector<trigger_event>& events) {
+  std::set<int64_t> orgs;
+  for (auto& e : events)
+    orgs.insert(e.cmd.org_id);
+  std::string out = "{";
+  for (auto org : orgs)
+    out += (out.size() > 1 ? "," : "") + std::to_string(org);
+  return out + "}";
+}
+
+} // namespace
+
+std::vector<upsert_result> upsert_triggers(connection& c,
+                                           const std::vector<trigger_event>& events) {
+  return upsert(c, events, nullptr);
+}
+
+std::vector<upsert_result> upsert_triggers(connection& c,
+                                           const std::vector<trigger_event>& events,
+                                           const trigger_mark& mark) {
+  return upsert(c, events, &mark);
+}
+
+std::optional<std::vector<upsert_result>>
+read_back_triggers(connection& c, const std::vector<trigger_event>& events,
+                   const trigger_mark& mark) {
+  return transaction(c, [&]() -> std::optional<std::vector<upsert_result>> {
+    // A batch still in flight holds the mark's key until it commits or aborts; a
+    // connection lost without a word can hold it until TCP gives up on it.
+    c.exec("SET LOCAL lock_timeout = '5s'");
+    if (c.query(fence_sql, mark.id, mark.at).rows() == 1)
+      return std::nullopt; // never committed, and now it never will
+    auto rows = rows_by_key(c.query(marked_sql, mark.id, orgs_of(events)));
+    // A key's incident was created by its first statement's write only.
+    std::vector<upsert_result> out(events.size());
+    for (auto& groups : statements_of(events)) {
+      answer_groups(events, groups, rows, out);
+      for (auto& g : groups) {
+        auto& cmd = events[g.events.front()].cmd;
+        if (auto it = rows.find({cmd.org_id, cmd.dedup_key}); it != rows.end())
+          it->second.second = false;
+      }
+    }
+    return out;
+  });
+}
+
+void prune_trigger_marks(connection& c, micros before) {
+  c.query(prune_sql, before);
 }
 
 } // namespace belay::storage

@@ -2,7 +2,8 @@
 
 namespace belay::test {
 
-test_node::test_node(test_database& database, micros wall_start, std::string node_id)
+test_node::test_node(test_database& database, micros wall_start, std::string node_id,
+                     const std::function<void(node_options&)>& tune)
     : simulated_system(wall_start), db(database) {
   node_options opts;
   opts.database_url = db.url();
@@ -11,6 +12,9 @@ test_node::test_node(test_database& database, micros wall_start, std::string nod
   opts.detached_io = false;
   opts.senders = 2;
   opts.poll_seconds = 60; // simulated hours stay cheap
+  opts.orphan_sweep_seconds = 60;
+  if (tune)
+    tune(opts);
   n = start_node(sys, opts, clock);
   run();
 }

@@ -8,6 +8,7 @@
 #include "support/test_database.hpp"
 
 #include <caf/event_based_actor.hpp>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -16,9 +17,12 @@ namespace belay::test {
 
 class test_node : public simulated_system {
 public:
-  // `db` must outlive the node; several nodes (one after another) may share it.
+  // `db` must outlive the node; several nodes (one after another) may share it. `tune`
+  // may change the options before the node starts (e.g. reach the database through a
+  // fault_proxy).
   explicit test_node(test_database& db, micros wall_start = simulated_epoch,
-                     std::string node_id = "test-node");
+                     std::string node_id = "test-node",
+                     const std::function<void(node_options&)>& tune = {});
   ~test_node();
 
   trigger_reply trigger(trigger_command cmd);
