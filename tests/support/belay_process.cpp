@@ -66,7 +66,7 @@ belay_process::belay_process(belay_process&& other) noexcept
 
 belay_process::~belay_process() {
   if (pid_ > 0) {
-    kill(pid_, SIGKILL);
+    ::kill(pid_, SIGKILL);
     waitpid(pid_, nullptr, 0);
   }
 }
@@ -111,10 +111,18 @@ int belay_process::wait_exit(int timeout_ms) {
   return -1;
 }
 
+void belay_process::kill() {
+  if (pid_ <= 0)
+    return;
+  ::kill(pid_, SIGKILL);
+  waitpid(pid_, nullptr, 0);
+  pid_ = -1;
+}
+
 int belay_process::stop(int timeout_ms) {
   if (pid_ <= 0)
     return -1;
-  kill(pid_, SIGTERM);
+  ::kill(pid_, SIGTERM);
   return wait_exit(timeout_ms);
 }
 

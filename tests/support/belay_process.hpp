@@ -30,6 +30,8 @@ public:
   bool wait_ready(int timeout_ms = 20000);
   // Sends SIGTERM and returns the exit status (-1 on a signal or timeout).
   int stop(int timeout_ms = 20000);
+  // kill -9: the process ends at once, without a word to anyone.
+  void kill();
   // Waits for the process to exit on its own.
   int wait_exit(int timeout_ms = 20000);
   std::string log() const;

@@ -47,10 +47,14 @@ temp_file::~temp_file() {
   std::remove(path_.c_str());
 }
 
-served_belay::served_belay(const std::string& provisioning, int nodes)
+served_belay::served_belay(const std::string& provisioning, int nodes,
+                           const std::vector<std::string>& extra)
     : file_(provisioning) {
-  for (int i = 0; i < nodes; ++i)
-    nodes_.push_back(belay_process::serve(db.url(), node_args(file_.path(), i)));
+  for (int i = 0; i < nodes; ++i) {
+    auto args = node_args(file_.path(), i);
+    args.insert(args.end(), extra.begin(), extra.end());
+    nodes_.push_back(belay_process::serve(db.url(), args));
+  }
 }
 
 reply to_reply(const httplib::Result& r) {

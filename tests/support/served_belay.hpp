@@ -41,8 +41,10 @@ struct reply {
 
 class served_belay {
 public:
-  // Starts `nodes` processes ("node-0", "node-1", …) sharing one database.
-  explicit served_belay(const std::string& provisioning = two_orgs(), int nodes = 1);
+  // Starts `nodes` processes ("node-0", "node-1", …) sharing one database, each with
+  // the `extra` flags too.
+  explicit served_belay(const std::string& provisioning = two_orgs(), int nodes = 1,
+                        const std::vector<std::string>& extra = {});
 
   test_database db;
 
@@ -54,6 +56,7 @@ public:
                 int node = 0);
   httplib::Client client(int node = 0) const { return nodes_.at(node).client(); }
   const belay_process& process(int node = 0) const { return nodes_.at(node); }
+  belay_process& process(int node = 0) { return nodes_.at(node); }
 
   // Rows in incident, timeline and delivery: what any write would change.
   std::vector<int64_t> row_counts();

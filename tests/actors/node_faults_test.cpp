@@ -1,0 +1,114 @@
+// DESIGN.md section 13, "every accepted event pages", through the real binary against a
+// real PostgreSQL: the reply to a trigger batch's commit lost on the network, and a node
+// killed mid-ladder with a second node taking over.
+#include "support/postgres_proxy.hpp"
+#include "support/served_belay.hpp"
+
+#include <atomic>
+#include <catch2/catch.hpp>
+#include <thread>
+
+using namespace belay;
+
+namespace {
+
+// Org "alpha" (key "alpha-key") with a log channel and policy "default": step 0 at once,
+// step 1 `step_seconds` later, step 2 `step_seconds` after that.
+std::string three_steps(int step_seconds) {
+  auto delay = std::to_string(step_seconds);
+  return R"({"orgs":[{"name":"alpha","apiKeys":["alpha-key"],
+    "channels":[{"name":"log","type":"log"}],
+    "policies":[{"name":"default","steps":[
+      {"delaySeconds":0,"targets":[{"channel":"log","to":"#ops"}]},
+      {"delaySeconds":)" +
+         delay + R"(,"targets":[{"channel":"log","to":"oncall"}]},
+      {"delaySeconds":)" +
+         delay + R"(,"targets":[{"channel":"log","to":"lead"}]}]}]}]})";
+}
+
+std::string trigger_body(const std::string& key) {
+  return R"({"dedupKey":")" + key + R"(","title":"t","policy":"default"})";
+}
+
+int64_t count(test::test_database& db, const std::string& sql) {
+  return db.sql().exec(sql).int64(0, 0);
+}
+
+} // namespace
+
+TEST_CASE("a trigger batch whose commit reply is lost: every 2xx'd event exists and "
+          "every new incident pages its first step once") {
+  test::test_database db;
+  test::postgres_proxy pg;
+  test::temp_file provisioning{test::two_orgs()};
+  auto belay = test::belay_process::serve(
+      pg.url(db), {"--provision", provisioning.path(), "--node-id", "node-0"});
+
+  // Concurrent triggers share batches; the first statement that writes any of them
+  // commits, and its reply is lost.
+  pg.proxy.drop_reply_after(test::statement_naming("lost-e2e-"));
+  constexpr int clients = 12;
+  std::vector<test::reply> replies(clients);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < clients; ++i)
+    threads.emplace_back([&, i] {
+      auto http = belay.client();
+      replies[i] = test::to_reply(
+          http.Post("/api/v1/incidents", {{"Authorization", "Bearer alpha-key"}},
+                    trigger_body("lost-e2e-" + std::to_string(i)), "application/json"));
+    });
+  for (auto& t : threads)
+    t.join();
+  REQUIRE(pg.proxy.drops() == 1);
+
+  int accepted = 0;
+  for (int i = 0; i < clients; ++i) {
+    INFO("lost-e2e-" << i << ": " << replies[i].status << " " << replies[i].body);
+    if (replies[i].status / 100 != 2)
+      continue;
+    ++accepted;
+    CHECK(replies[i].status == 201); // each key is new: "deduplicated" would be a guess
+    auto id = replies[i].json["incident"]["id"].GetInt64();
+    CHECK(count(db, "SELECT count(*) FROM incident WHERE id = " + std::to_string(id)) ==
+          1);
+  }
+  CHECK(accepted == clients); // the read-back answers them all; nothing needs a retry
+
+  // Every incident written, answered or not, pages its first step, exactly once.
+  auto incidents = "SELECT count(*) FROM incident WHERE dedup_key LIKE 'lost-e2e-%'";
+  auto paged_once = "SELECT count(*) FROM incident i WHERE dedup_key LIKE 'lost-e2e-%' "
+                    "AND (SELECT count(*) FROM delivery d WHERE d.incident_id = i.id AND "
+                    "d.step = 0 AND d.status = 'SENT') = 1";
+  REQUIRE(count(db, incidents) == clients);
+  INFO(belay.log());
+  CHECK(test::eventually([&] { return count(db, paged_once) == clients; }));
+  CHECK(count(db, "SELECT count(*) FROM delivery WHERE step = 0") == clients);
+}
+
+TEST_CASE("a node killed mid-ladder: another node runs the rest, each step paging once") {
+  constexpr int step_seconds = 4;
+  test::served_belay belay{three_steps(step_seconds), 2, {"--lease-seconds", "1.5"}};
+  auto opened = belay.trigger("killed-mid-ladder", "alpha-key", 0);
+  REQUIRE(opened.status == 201);
+  auto id = std::to_string(opened.json["incident"]["id"].GetInt64());
+  auto sent = [&](int step) {
+    return belay.count("SELECT count(*) FROM delivery WHERE incident_id = " + id +
+                       " AND step = " + std::to_string(step) + " AND status = 'SENT'");
+  };
+  REQUIRE(test::eventually([&] { return sent(0) == 1; }));
+  REQUIRE(belay.count("SELECT count(*) FROM incident WHERE id = " + id +
+                      " AND owner = 'node-0' AND current_step = 1") == 1);
+
+  belay.process(0).kill(); // step 1 is due in 4 s; node-0's lease lapses in 1.5 s
+
+  INFO(belay.process(1).log());
+  CHECK(test::eventually([&] { return sent(1) == 1 && sent(2) == 1; },
+                         std::chrono::seconds{3 * step_seconds + 10}));
+  CHECK(belay.count("SELECT count(*) FROM incident WHERE id = " + id +
+                    " AND owner = 'node-1'") == 1);
+  std::this_thread::sleep_for(std::chrono::seconds{1}); // nothing more goes out
+  CHECK(belay.count("SELECT count(*) FROM delivery WHERE incident_id = " + id) == 3);
+  CHECK(sent(0) == 1);
+  CHECK(sent(1) == 1);
+  CHECK(sent(2) == 1);
+}
