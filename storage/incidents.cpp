@@ -135,18 +135,19 @@ const std::string adopt_sql =
 
 // The overdue incidents no live node holds (adopt_orphans): $1 node, $2 overdue before,
 // $3 now, $4 the lease taken, $5 how many. No index leads with next_fire_at (firing a
-// step then updates its row in place): the sweep reads the unresolved incidents, a few
-// times a minute.
+// step then updates its row in place): the sweep reads the unresolved incidents, 12 ms
+// for 100,000 of them here. The live leases are joined, not looked up row by row with
+// NOT EXISTS: that subplan's estimate (8 per row) made PostgreSQL compile the statement
+// with JIT, 400 ms each pass.
 const std::string orphans_sql = R"sql(
 WITH orphan AS (
-  SELECT org_id AS orphan_org, id AS orphan_id FROM incident i
-  WHERE status <> 'RESOLVED' AND next_fire_at < belay_ts($2)
-    AND (owner IS NULL OR owner = $1
-         OR (coalesce(lease_expires_at < belay_ts($3), true)
-             AND NOT EXISTS (SELECT 1 FROM node_lease n
-                             WHERE n.node = i.owner AND n.expires_at >= belay_ts($3))))
-  ORDER BY next_fire_at LIMIT $5
-  FOR UPDATE SKIP LOCKED
+  SELECT i.org_id AS orphan_org, i.id AS orphan_id FROM incident i
+  LEFT JOIN node_lease n ON n.node = i.owner AND n.expires_at >= belay_ts($3)
+  WHERE i.status <> 'RESOLVED' AND i.next_fire_at < belay_ts($2)
+    AND (i.owner IS NULL OR i.owner = $1
+         OR (coalesce(i.lease_expires_at < belay_ts($3), true) AND n.node IS NULL))
+  ORDER BY i.next_fire_at LIMIT $5
+  FOR UPDATE OF i SKIP LOCKED
 )
 UPDATE incident SET owner = $1, lease_expires_at = belay_ts($4)
 FROM orphan WHERE org_id = orphan_org AND id = orphan_id
