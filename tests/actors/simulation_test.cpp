@@ -9,6 +9,7 @@
 // BELAY_SIM_OPS (400) operations; `scripts/test --soak N` runs N seeds from a random
 // start.
 #include "support/http_sink.hpp"
+#include "support/policies.hpp"
 #include "support/test_node.hpp"
 
 #include <caf/send.hpp>
@@ -36,23 +37,15 @@ uint64_t env_number(const char* name, uint64_t fallback) {
   return v && *v ? std::strtoull(v, nullptr, 10) : fallback;
 }
 
-// Org "acme": channel "hook" (a real local webhook whose answers the simulation
-// scripts) with a short timeout, so a stalled answer is a client timeout; policy
-// "default" pages three steps, "looping" repeats its two steps once.
+// test::ladder_org's org "acme" (policy "default" pages three steps, "looping" repeats
+// two once), its channel "hook" a real local webhook whose answers the simulation
+// scripts, with a short timeout so a stalled answer is a client timeout, failing over to
+// "backup" (the same endpoint).
 std::string simulation_org(const std::string& hook_url) {
-  return R"({"orgs":[{"name":"acme","apiKeys":["acme-key"],
-    "channels":[{"name":"hook","type":"webhook","url":")" +
-         hook_url + R"(","secret":"s","timeoutSeconds":0.2,"failoverTo":"backup"},
-                {"name":"backup","type":"webhook","url":")" +
-         hook_url + R"(","secret":"s","timeoutSeconds":0.2}],
-    "policies":[
-      {"name":"default","graceSeconds":300,"steps":[
-        {"delaySeconds":0,"targets":[{"channel":"hook","to":"#ops"}]},
-        {"delaySeconds":300,"targets":[{"channel":"hook","to":"oncall"}]},
-        {"delaySeconds":900,"targets":[{"channel":"hook","to":"lead"}]}]},
-      {"name":"looping","repeat":1,"repeatDelaySeconds":600,"graceSeconds":60,"steps":[
-        {"delaySeconds":0,"targets":[{"channel":"hook","to":"#ops"}]},
-        {"delaySeconds":300,"targets":[{"channel":"hook","to":"oncall"}]}]}]}]})";
+  return test::ladder_org(hook_url, R"(,"timeoutSeconds":0.2,"failoverTo":"backup"},
+    {"name":"backup","type":"webhook","url":")" +
+                                        hook_url +
+                                        R"(","secret":"s","timeoutSeconds":0.2)");
 }
 
 class simulation {
@@ -236,22 +229,24 @@ private:
             org_);
         !k.empty())
       return "two non-resolved incidents for key " + k;
-    // G4: no page created after the acknowledge or resolve that stopped its ladder.
-    if (auto d = first(
-            "SELECT d.id || ' of incident ' || i.id FROM delivery d JOIN incident i "
-            "ON i.org_id = d.org_id AND i.id = d.incident_id WHERE d.org_id = $1 "
-            "AND d.replay_of IS NULL AND d.failover_from IS NULL "
-            "AND d.created_at > least(i.acked_at, i.resolved_at)",
-            org_);
+    // G4: a delivery matching `after_settled`, compared with its incident's settling
+    // time.
+    auto settled_delivery = [&](const std::string& after_settled) {
+      return first(
+          "SELECT d.id || ' of incident ' || i.id FROM delivery d JOIN incident i "
+          "ON i.org_id = d.org_id AND i.id = d.incident_id WHERE d.org_id = $1 AND " +
+              after_settled,
+          org_);
+    };
+    // No page created after the acknowledge or resolve that stopped its ladder.
+    if (auto d = settled_delivery("d.replay_of IS NULL AND d.failover_from IS NULL "
+                                  "AND d.created_at > least(i.acked_at, i.resolved_at)");
         !d.empty())
       return "delivery " + d +
              " was created after its incident was acknowledged or resolved";
-    // G4: no page sent after its incident was settled: every send re-checks first.
-    if (auto d = first(
-            "SELECT d.id || ' of incident ' || i.id FROM delivery d JOIN incident i "
-            "ON i.org_id = d.org_id AND i.id = d.incident_id WHERE d.org_id = $1 "
-            "AND d.status = 'SENT' AND d.sent_at > least(i.acked_at, i.resolved_at)",
-            org_);
+    // No page sent after its incident was settled: every send re-checks first.
+    if (auto d = settled_delivery(
+            "d.status = 'SENT' AND d.sent_at > least(i.acked_at, i.resolved_at)");
         !d.empty())
       return "delivery " + d +
              " was sent after its incident was acknowledged or resolved";
