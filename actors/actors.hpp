@@ -62,6 +62,7 @@ CAF_ADD_ATOM(belay, belay::atom, retry, "retry")
 CAF_ADD_ATOM(belay, belay::atom, tick, "tick")
 CAF_ADD_ATOM(belay, belay::atom, reload, "reload")
 CAF_ADD_ATOM(belay, belay::atom, claim, "claim")
+CAF_ADD_ATOM(belay, belay::atom, recheck, "recheck")
 CAF_ADD_ATOM(belay, belay::atom, release, "release")
 CAF_ADD_ATOM(belay, belay::atom, lapsed, "lapsed")
 CAF_ADD_ATOM(belay, belay::atom, outcome, "outcome")
@@ -110,6 +111,8 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::storage::incident_keys)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<int64_t>)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::storage::claim_request)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<belay::storage::claimed_delivery>)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::storage::recheck_request)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<belay::storage::recheck_result>)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::storage::outcome_event)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::storage::recorded_outcome)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::storage::released_claims)
@@ -205,6 +208,9 @@ using storage_actor = caf::typed_actor<
     // storage::claim_due(request)
     caf::replies_to<atom::claim,
                     storage::claim_request>::with<std::vector<storage::claimed_delivery>>,
+    // storage::recheck_claims(request)
+    caf::replies_to<atom::recheck,
+                    storage::recheck_request>::with<std::vector<storage::recheck_result>>,
     // storage::release_claims_of(node, now)
     caf::replies_to<atom::release, std::string, micros>::with<storage::released_claims>,
     // storage::release_expired_claims(now)
@@ -234,7 +240,8 @@ using storage_router_actor = storage_actor::extend<
     // The workers as they are now (tests of supervision).
     caf::replies_to<atom::children>::with<std::vector<storage_worker_actor>>>;
 
-// Makes the blocking transport call of one page (a pool of them: actors/channel.hpp).
+// Makes the blocking transport call of one page (each channel has its own:
+// actors/channel.hpp).
 using sender_actor =
     caf::typed_actor<caf::replies_to<atom::send, channel_config,
                                      transport::page>::with<transport::send_result>>;
@@ -245,6 +252,8 @@ using channel_actor = caf::typed_actor<
     caf::reacts_to<atom::nudge>,
     // Timer: a retry is due, or a failed claim is tried again.
     caf::reacts_to<atom::retry>,
+    // The channel's configuration as provisioning left it (the dispatcher's poll).
+    caf::reacts_to<atom::reload, channel_config>,
     // For the inspector.
     caf::replies_to<atom::view>::with<channel_view>>;
 
@@ -254,7 +263,7 @@ using dispatcher_actor = caf::typed_actor<
     caf::reacts_to<atom::nudge, int64_t, std::string>,
     // Every channel claims.
     caf::reacts_to<atom::nudge_all>,
-    // Timer: return lapsed claims to the pool and poll every channel.
+    // Timer: reload the channels, return lapsed claims to the pool, poll every channel.
     caf::reacts_to<atom::tick>,
     // (Re)load the channel configuration and spawn what is missing.
     caf::reacts_to<atom::reload>,

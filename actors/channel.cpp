@@ -3,12 +3,21 @@
 #include "actors/metrics.hpp"
 #include "actors/storage.hpp"
 
-#include <caf/actor_pool.hpp>
+#include <algorithm>
 #include <caf/actor_system.hpp>
 #include <caf/event_based_actor.hpp>
+#include <cmath>
+#include <optional>
 #include <spdlog/spdlog.h>
 
 namespace belay {
+
+size_t claim_capacity(const delivery_options& opts, const channel_config& ch) {
+  // A send is over within its timeout; a second more for the outcome and the hand-over.
+  double per_send = std::max(ch.timeout_seconds, 0.1) + 1;
+  auto rounds = std::max(1.0, std::floor(opts.claim_lease_seconds / per_send));
+  return opts.concurrency * static_cast<size_t>(rounds);
+}
 
 namespace {
 
@@ -19,35 +28,57 @@ micros now(self_ptr self) {
 }
 
 void claim(self_ptr self);
+void dispatch(self_ptr self);
+
+void count(self_ptr self, const char* outcome, double n = 1) {
+  metrics::count(metrics::name::deliveries_total,
+                 {{"channel", self->state.config.name}, {"outcome", outcome}}, n);
+}
+
+// Rows held here: queued, being re-checked, or with a sender.
+size_t held(self_ptr self) {
+  auto& st = self->state;
+  return st.queue.size() + st.checking + st.sending;
+}
+
+size_t free_senders(self_ptr self) {
+  auto& st = self->state;
+  auto busy = st.checking + st.sending;
+  return busy >= st.opts.concurrency ? 0 : st.opts.concurrency - busy;
+}
+
+// Something left: claim again if a claim was wanted and there is room for what it takes.
+void claim_if_wanted(self_ptr self) {
+  auto& st = self->state;
+  if (st.again && !st.claiming && held(self) < claim_capacity(st.opts, st.config))
+    claim(self);
+}
 
 // Mirrors an outcome the database recorded in the counters, the retry schedule and
 // the metrics ("" when the claim had lapsed and another claimer took over).
 void note_outcome(self_ptr self, const storage::claimed_delivery& cd,
                   const storage::recorded_outcome& out) {
   auto& st = self->state;
-  auto count = [&](const char* outcome) {
-    metrics::count(metrics::name::deliveries_total,
-                   {{"channel", st.config.name}, {"outcome", outcome}});
-  };
+  st.holding.erase(cd.delivery.id);
   if (out.status == "SENT") {
     ++st.sent;
-    count("sent");
+    count(self, "sent");
     metrics::observe(metrics::name::delivery_latency_seconds,
                      static_cast<double>(now(self) - cd.delivery.created_at) / 1e6,
                      {{"channel", st.config.name}});
   } else if (out.status == "PENDING") {
     ++st.failed;
-    count("retried");
+    count(self, "retried");
     auto due = out.next_attempt_at.value_or(now(self));
     st.retries[cd.delivery.id] = {cd.delivery.id, cd.delivery.incident_id,
                                   cd.delivery.target, cd.delivery.attempts + 1, due};
     self->delayed_send(self, st.d.clock.until(due, self->clock().now()), atom::retry_v);
   } else if (out.status == "CANCELLED") {
     ++st.failed;
-    count("cancelled");
+    count(self, "cancelled");
   } else if (out.status == "DEAD") {
     ++st.dead;
-    count("dead_lettered");
+    count(self, "dead_lettered");
     spdlog::warn("channel {}: delivery {} dead after {} attempt(s)", st.config.name,
                  cd.delivery.id, cd.delivery.attempts);
     if (out.failover_delivery_id && st.dispatcher)
@@ -56,89 +87,46 @@ void note_outcome(self_ptr self, const storage::claimed_delivery& cd,
 }
 
 void settle(self_ptr self, const storage::claimed_delivery& cd,
-            const transport::send_result& res) {
+            const transport::send_result& res,
+            std::optional<caf::actor_clock::time_point> give_up_at = std::nullopt) {
   auto& st = self->state;
+  if (!give_up_at) // a little before the claim lapses and another claimer sends again
+    give_up_at = self->clock().now() +
+                 std::chrono::duration_cast<caf::timespan>(
+                     std::chrono::duration<double>(st.opts.claim_lease_seconds * 0.9));
   storage::attempt_result attempt{res.result == transport::outcome::sent,
                                   res.result == transport::outcome::permanent,
                                   res.ambiguous, res.error};
   auto event = storage::outcome_of(cd, st.config, st.d.node_id, attempt, now(self));
-  self->request(st.d.storage, caf::infinite, atom::outcome_v, std::move(event))
+  ++st.settling;
+  self->request(st.d.storage, st.d.request_timeout, atom::outcome_v, std::move(event))
       .then(
           [self, cd](storage::recorded_outcome& out) {
-            --self->state.sending;
+            --self->state.settling;
             note_outcome(self, cd, out);
           },
-          [self, cd](caf::error& err) {
-            // The claim stays CLAIMED and returns to the pool when its lease lapses.
-            --self->state.sending;
-            spdlog::error("channel {}: cannot record delivery {}: {}",
-                          self->state.config.name, cd.delivery.id, to_string(err));
-          });
-}
-
-void send_page(self_ptr self, storage::claimed_delivery cd) {
-  auto& st = self->state;
-  st.retries.erase(cd.delivery.id);
-  transport::page p{cd.delivery.idempotency_key,
-                    cd.delivery.target,
-                    cd.incident,
-                    cd.delivery.loop,
-                    cd.delivery.step,
-                    cd.delivery.attempts};
-  ++st.waiting;
-  self->request(st.senders, caf::infinite, atom::send_v, st.config, std::move(p))
-      .then(
-          [self, cd](transport::send_result& res) {
+          [self, cd, res, until = *give_up_at](caf::error& err) {
             auto& st = self->state;
-            --st.waiting;
-            ++st.sending;
-            if (res.ambiguous) {
-              ++st.ambiguous;
-              metrics::count(metrics::name::deliveries_total,
-                             {{"channel", st.config.name}, {"outcome", "ambiguous"}});
+            --st.settling;
+            if (self->clock().now() >= until) {
+              // The claim returns to the pool when its lease lapses: sent again then.
+              st.holding.erase(cd.delivery.id);
+              spdlog::error("channel {}: cannot record delivery {}: {}; giving up",
+                            st.config.name, cd.delivery.id, to_string(err));
+              return;
             }
-            settle(self, cd, res);
-          },
-          [self, cd](caf::error& err) {
-            --self->state.waiting;
-            ++self->state.sending;
-            settle(self, cd,
-                   {transport::outcome::retry, false, 0, "sender: " + to_string(err)});
-          });
-}
-
-void claim(self_ptr self) {
-  auto& st = self->state;
-  if (st.claiming) {
-    st.again = true; // one claim at a time; run another when this one is done
-    return;
-  }
-  st.claiming = true;
-  st.again = false;
-  storage::claim_request req{st.config.org_id,
-                             st.config.name,
-                             st.d.node_id,
-                             now(self),
-                             now(self) +
-                                 static_cast<micros>(st.opts.claim_lease_seconds * 1e6),
-                             st.opts.claim_batch};
-  self->request(st.d.storage, caf::infinite, atom::claim_v, std::move(req))
-      .then(
-          [self](std::vector<storage::claimed_delivery>& claimed) {
-            auto& st = self->state;
-            st.claiming = false;
-            bool full = static_cast<int>(claimed.size()) >= st.opts.claim_batch;
-            for (auto& cd : claimed)
-              send_page(self, std::move(cd));
-            if (full || st.again)
-              claim(self);
-          },
-          [self](caf::error& err) {
-            auto& st = self->state;
-            st.claiming = false;
-            spdlog::error("channel {}: claim failed: {}", st.config.name, to_string(err));
+            spdlog::warn("channel {}: cannot record delivery {} yet: {}", st.config.name,
+                         cd.delivery.id, to_string(err));
+            st.unrecorded.push_back({cd, res, until});
             self->delayed_send(self, st.d.db_retry, atom::retry_v);
           });
+}
+
+void settle_unrecorded(self_ptr self) {
+  auto pending = std::move(self->state.unrecorded);
+  self->state.unrecorded.clear();
+  for (auto& u : pending)
+    settle(self, u.claimed, u.result, u.give_up_at);
 }
 
 struct sender_state {
@@ -156,40 +144,221 @@ sender_actor::behavior_type sender(sender_actor::stateful_pointer<sender_state>,
   };
 }
 
+// An idle sender of this channel, or a new one (the caller checked free_senders()).
+sender_actor take_sender(self_ptr self) {
+  auto& st = self->state;
+  if (!st.idle.empty()) {
+    auto s = std::move(st.idle.back());
+    st.idle.pop_back();
+    return s;
+  }
+  auto index = st.senders++;
+  return st.opts.detached ? self->system().spawn<caf::detached>(sender, index)
+                          : self->system().spawn(sender, index);
+}
+
+void start_send(self_ptr self, storage::claimed_delivery cd) {
+  auto& st = self->state;
+  st.retries.erase(cd.delivery.id);
+  transport::page p{cd.delivery.idempotency_key,
+                    cd.delivery.target,
+                    cd.incident,
+                    cd.delivery.loop,
+                    cd.delivery.step,
+                    cd.delivery.attempts};
+  auto sender = take_sender(self);
+  ++st.sending;
+  // The transport gives up after the channel's timeout; a sender still silent well
+  // after that is stuck, and its page is settled as an ambiguous retry.
+  auto deadline = std::chrono::duration_cast<caf::timespan>(
+      std::chrono::duration<double>(2 * st.config.timeout_seconds + 10));
+  self->request(sender, deadline, atom::send_v, st.config, std::move(p))
+      .then(
+          [self, cd, sender](transport::send_result& res) {
+            auto& st = self->state;
+            --st.sending;
+            st.idle.push_back(sender);
+            if (res.ambiguous) {
+              ++st.ambiguous;
+              count(self, "ambiguous");
+            }
+            settle(self, cd, res);
+            dispatch(self);
+          },
+          [self, cd](caf::error& err) {
+            auto& st = self->state;
+            --st.sending;
+            --st.senders; // given up on: a fresh one takes its place when needed
+            settle(self, cd,
+                   {transport::outcome::retry, true, 0, "sender: " + to_string(err)});
+            dispatch(self);
+          });
+}
+
+// Checks the rows against their incidents once more, renewing their claims: the live
+// ones are sent, those of settled incidents were cancelled, lost claims are dropped.
+void recheck(self_ptr self, std::vector<storage::claimed_delivery> rows) {
+  auto& st = self->state;
+  st.checking += rows.size();
+  storage::recheck_request req{st.d.node_id,
+                               now(self),
+                               now(self) +
+                                   static_cast<micros>(st.opts.claim_lease_seconds * 1e6),
+                               {}};
+  for (auto& r : rows)
+    req.claims.push_back({r.delivery.org_id, r.delivery.id, r.delivery.attempts});
+  self->request(st.d.storage, st.d.request_timeout, atom::recheck_v, std::move(req))
+      .then(
+          [self, rows](std::vector<storage::recheck_result>& results) mutable {
+            auto& st = self->state;
+            st.checking -= rows.size();
+            std::map<int64_t, bool> live;
+            for (auto& r : results)
+              live[r.delivery_id] = r.live;
+            for (auto& row : rows) {
+              auto it = live.find(row.delivery.id);
+              if (it == live.end() || !it->second)
+                st.holding.erase(row.delivery.id);
+              if (it == live.end())
+                continue; // the claim lapsed and was taken over
+              if (!it->second) {
+                ++st.failed;
+                count(self, "cancelled");
+                continue;
+              }
+              start_send(self, std::move(row));
+            }
+            dispatch(self);
+          },
+          [self, rows](caf::error& err) mutable {
+            auto& st = self->state;
+            st.checking -= rows.size();
+            spdlog::error("channel {}: cannot re-check {} deliveries: {}", st.config.name,
+                          rows.size(), to_string(err));
+            // Back in front of the queue, checked again once storage answers.
+            for (auto it = rows.rbegin(); it != rows.rend(); ++it)
+              st.queue.push_front({std::move(*it), {}});
+            self->delayed_send(self, st.d.db_retry, atom::retry_v);
+          });
+}
+
+// Starts what the free senders can take: fresh claims at once, rows that waited after
+// a re-check.
+void dispatch(self_ptr self) {
+  auto& st = self->state;
+  auto at = self->clock().now();
+  std::vector<storage::claimed_delivery> stale;
+  for (auto room = free_senders(self); room > 0 && !st.queue.empty(); --room) {
+    auto next = std::move(st.queue.front());
+    st.queue.pop_front();
+    if (at - next.checked_at > st.opts.recheck_after)
+      stale.push_back(std::move(next.claimed));
+    else
+      start_send(self, std::move(next.claimed));
+  }
+  if (!stale.empty())
+    recheck(self, std::move(stale));
+  claim_if_wanted(self);
+}
+
+void claim(self_ptr self) {
+  auto& st = self->state;
+  st.again = true;
+  if (st.claiming)
+    return; // one claim at a time; another follows when this one is done
+  auto capacity = claim_capacity(st.opts, st.config);
+  if (held(self) >= capacity)
+    return; // claimed again as rows leave
+  auto limit =
+      std::min<size_t>(static_cast<size_t>(st.opts.claim_batch), capacity - held(self));
+  st.claiming = true;
+  st.again = false;
+  storage::claim_request req{st.config.org_id,
+                             st.config.name,
+                             st.d.node_id,
+                             now(self),
+                             now(self) +
+                                 static_cast<micros>(st.opts.claim_lease_seconds * 1e6),
+                             static_cast<int>(limit)};
+  req.release_unheld = st.claim_lost;
+  if (req.release_unheld)
+    req.held.assign(st.holding.begin(), st.holding.end());
+  self->request(st.d.storage, st.d.request_timeout, atom::claim_v, std::move(req))
+      .then(
+          [self, limit](std::vector<storage::claimed_delivery>& claimed) {
+            auto& st = self->state;
+            st.claiming = false;
+            st.claim_lost = false;
+            auto at = self->clock().now();
+            size_t cancelled = 0;
+            for (auto& cd : claimed) {
+              if (cd.delivery.status == "CANCELLED")
+                ++cancelled; // left pending by a settled incident: never sent
+              else {
+                st.holding.insert(cd.delivery.id);
+                st.queue.push_back({std::move(cd), at});
+              }
+            }
+            if (cancelled > 0) {
+              st.failed += cancelled;
+              count(self, "cancelled", static_cast<double>(cancelled));
+            }
+            if (claimed.size() >= limit)
+              st.again = true; // there may be more due
+            dispatch(self);
+          },
+          [self](caf::error& err) {
+            auto& st = self->state;
+            st.claiming = false;
+            st.claim_lost = true;
+            spdlog::error("channel {}: claim failed: {}", st.config.name, to_string(err));
+            self->delayed_send(self, st.d.db_retry, atom::retry_v);
+          });
+}
+
+// Retries due by now are claimed now: the schedule keeps only those still to come (one
+// cancelled by an acknowledge would otherwise stay listed for ever).
+void forget_due_retries(self_ptr self) {
+  auto& st = self->state;
+  auto at = now(self);
+  for (auto it = st.retries.begin(); it != st.retries.end();)
+    it = it->second.due_at <= at ? st.retries.erase(it) : std::next(it);
+}
+
 } // namespace
 
 channel_actor::behavior_type channel(self_ptr self, channel_config config,
-                                     sender_actor senders, dispatcher_actor dispatcher,
-                                     delivery_options opts, deps d) {
+                                     dispatcher_actor dispatcher, delivery_options opts,
+                                     deps d) {
   auto& st = self->state;
   st.config = std::move(config);
-  st.senders = std::move(senders);
   st.dispatcher = std::move(dispatcher);
   st.opts = opts;
   st.d = std::move(d);
   return {
       [self](atom::nudge) { claim(self); },
-      [self](atom::retry) { claim(self); },
+      [self](atom::retry) {
+        settle_unrecorded(self);
+        forget_due_retries(self);
+        claim(self);
+        dispatch(self);
+      },
+      [self](atom::reload, channel_config& cfg) { self->state.config = std::move(cfg); },
       [self](atom::view) {
         auto& st = self->state;
-        channel_view v{st.config, st.waiting, st.sending,   st.sent,
-                       st.failed, st.dead,    st.ambiguous, {}};
+        channel_view v{st.config,
+                       st.queue.size() + st.checking,
+                       st.sending + st.settling,
+                       st.sent,
+                       st.failed,
+                       st.dead,
+                       st.ambiguous,
+                       {}};
         for (auto& [id, r] : st.retries)
           v.retries.push_back(r);
         return v;
       },
   };
-}
-
-sender_actor spawn_senders(caf::actor_system& sys, size_t workers, bool detached) {
-  auto index = std::make_shared<size_t>(0);
-  auto factory = [&sys, detached, index] {
-    auto i = (*index)++;
-    return caf::actor_cast<caf::actor>(detached ? sys.spawn<caf::detached>(sender, i)
-                                                : sys.spawn(sender, i));
-  };
-  return caf::actor_cast<sender_actor>(caf::actor_pool::make(
-      sys.dummy_execution_unit(), workers, factory, caf::actor_pool::round_robin()));
 }
 
 } // namespace belay

@@ -1,42 +1,77 @@
 // One actor per configured channel (channel_actor in actors/actors.hpp): it claims due
-// deliveries from the outbox, hands each to a sender (a blocking transport call on its
-// own thread), records the outcome, schedules retries with backoff and writes dead
-// letters. The ladder never waits on any of this (G7).
+// deliveries from the outbox, hands each to one of its own senders (a blocking transport
+// call on a thread of its own), records the outcome, schedules retries with backoff and
+// writes dead letters. The ladder never waits on any of this (G7).
+//
+// One bad endpoint harms nobody else (DESIGN.md section 13): each channel has its own
+// senders, at most `concurrency` of them, so a hung endpoint occupies only its own
+// channel's. It claims no more than it can start before the claim lease ends, even if
+// every send takes its full timeout, and a row that waited since its claim is checked
+// against its incident again (and its lease renewed) right before it is sent.
 #pragma once
 
 #include "actors/deps.hpp"
 
+#include <deque>
 #include <map>
+#include <set>
+#include <vector>
 
 namespace belay {
 
 struct delivery_options {
   double claim_lease_seconds = 300;
   int claim_batch = 64;
+  size_t concurrency = 8; // senders per channel
+  bool detached = true;   // senders on threads of their own (false in tests)
+  // A row claimed (or re-checked) longer ago than this is checked again before its send;
+  // one sent at once was checked by its claim.
+  caf::timespan recheck_after = std::chrono::milliseconds{250};
+};
+
+// A claimed delivery waiting for a sender.
+struct queued_delivery {
+  storage::claimed_delivery claimed;
+  caf::actor_clock::time_point checked_at; // claimed, or last re-checked
+};
+
+// An attempt whose outcome could not be recorded yet (storage was down): recorded again
+// until its claim would lapse, rather than sent a second time once it has.
+struct unrecorded_outcome {
+  storage::claimed_delivery claimed;
+  transport::send_result result;
+  caf::actor_clock::time_point give_up_at;
 };
 
 struct channel_state {
   static inline const char* name = "channel";
   channel_config config;
-  sender_actor senders;
   dispatcher_actor dispatcher;
   delivery_options opts;
   deps d;
+  std::vector<sender_actor> idle; // senders without a page
+  size_t senders = 0;             // spawned and not given up on
+  std::deque<queued_delivery> queue;
+  size_t checking = 0; // being re-checked: their senders are reserved
+  size_t sending = 0;  // with a sender
+  size_t settling = 0; // their outcome being recorded
   bool claiming = false;
-  bool again = false;
-  size_t waiting = 0;
-  size_t sending = 0;
+  bool again = false; // claim again once the current claim (or room) allows
+  // A claim failed, and may have committed: the next one releases this node's claims
+  // on the channel that are not among `holding` (claimed rows known here).
+  bool claim_lost = false;
+  std::set<int64_t> holding;
   uint64_t sent = 0, failed = 0, dead = 0, ambiguous = 0;
   std::map<int64_t, scheduled_retry> retries;
+  std::vector<unrecorded_outcome> unrecorded;
 };
 
 channel_actor::behavior_type channel(channel_actor::stateful_pointer<channel_state> self,
-                                     channel_config config, sender_actor senders,
-                                     dispatcher_actor dispatcher, delivery_options opts,
-                                     deps d);
+                                     channel_config config, dispatcher_actor dispatcher,
+                                     delivery_options opts, deps d);
 
-// A pool of workers that make the blocking transport calls, round robin. CAF 0.17's
-// actor_pool is untyped; the handle says what every worker of it accepts.
-sender_actor spawn_senders(caf::actor_system& sys, size_t workers, bool detached);
+// How many claimed rows a channel may hold at once: what its senders can start before
+// the claim lease ends, were every send to take the channel's whole timeout.
+size_t claim_capacity(const delivery_options& opts, const channel_config& ch);
 
 } // namespace belay

@@ -4,10 +4,19 @@
 
 namespace belay {
 
-wall_clock anchor_to_system_time(caf::actor_clock::time_point now) {
+micros system_micros() {
   using namespace std::chrono;
-  auto wall = duration_cast<microseconds>(system_clock::now().time_since_epoch()).count();
-  return wall_clock{wall, now};
+  return duration_cast<microseconds>(system_clock::now().time_since_epoch()).count();
+}
+
+wall_clock system_wall_clock() {
+  wall_clock c;
+  c.source = &system_micros;
+  return c;
+}
+
+wall_clock anchor_to_system_time(caf::actor_clock::time_point now) {
+  return wall_clock{system_micros(), now, nullptr};
 }
 
 } // namespace belay

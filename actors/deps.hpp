@@ -17,6 +17,9 @@ struct deps {
   double lease_seconds = 30;
   double orphan_sweep_seconds = 5; // how often the registry sweeps for orphans; 0: never
   caf::timespan db_retry = std::chrono::seconds{1}; // back-off after a storage error
+  // Every request to another actor has a deadline (DESIGN.md section 13): a storage
+  // operation answers within the statement timeout plus the reply timeout's margin.
+  caf::timespan request_timeout = std::chrono::seconds{35};
 };
 
 } // namespace belay

@@ -3,6 +3,8 @@
 #include "actors/gather.hpp"
 
 #include <caf/event_based_actor.hpp>
+#include <caf/exit_reason.hpp>
+#include <set>
 #include <spdlog/spdlog.h>
 
 namespace belay {
@@ -24,11 +26,40 @@ void nudge_all(self_ptr self) {
 void start_channel(self_ptr self, const channel_config& cfg) {
   auto& st = self->state;
   auto key = std::make_pair(cfg.org_id, cfg.name);
-  auto actor = self->spawn(channel, cfg, st.senders, dispatcher_actor{self},
-                           st.opts.delivery, st.d);
+  auto actor = self->spawn(channel, cfg, dispatcher_actor{self}, st.opts.delivery, st.d);
   self->monitor(actor);
   st.key_of[actor.address()] = key;
   st.channels[key] = {cfg, actor};
+}
+
+// Brings the channel actors in line with the configuration: new channels start, the
+// others take their current settings, removed ones stop.
+void apply_channels(self_ptr self, std::vector<channel_config>& all) {
+  auto& st = self->state;
+  std::set<std::pair<int64_t, std::string>> configured;
+  for (auto& cfg : all) {
+    auto key = std::make_pair(cfg.org_id, cfg.name);
+    configured.insert(key);
+    if (auto it = st.channels.find(key); it == st.channels.end()) {
+      start_channel(self, cfg);
+    } else {
+      it->second.config = cfg;
+      self->send(it->second.actor, atom::reload_v, cfg);
+    }
+  }
+  for (auto it = st.channels.begin(); it != st.channels.end();) {
+    if (configured.count(it->first)) {
+      ++it;
+      continue;
+    }
+    spdlog::warn("dispatcher: channel '{}' of org {} was removed; its actor stops",
+                 it->first.second, it->first.first);
+    auto& actor = it->second.actor;
+    st.key_of.erase(actor.address());
+    self->demonitor(actor.address());
+    self->send_exit(actor, caf::exit_reason::user_shutdown);
+    it = st.channels.erase(it);
+  }
 }
 
 void load_channels(self_ptr self) {
@@ -37,7 +68,7 @@ void load_channels(self_ptr self) {
     self->delayed_send(self, self->state.d.db_retry, atom::reload_v);
   };
   // Claims held under our name are from before a restart: release them first.
-  self->request(self->state.d.storage, caf::infinite, atom::release_v,
+  self->request(self->state.d.storage, self->state.d.request_timeout, atom::release_v,
                 self->state.d.node_id, now(self))
       .then(
           [self, on_error](storage::released_claims& released) {
@@ -45,13 +76,12 @@ void load_channels(self_ptr self) {
               spdlog::info("dispatcher: {} delivery claim(s) from before the restart "
                            "returned to the pool",
                            released.size());
-            self->request(self->state.d.storage, caf::infinite, atom::channels_v)
+            self->request(self->state.d.storage, self->state.d.request_timeout,
+                          atom::channels_v)
                 .then(
                     [self](std::vector<channel_config>& all) {
                       auto& st = self->state;
-                      for (auto& cfg : all)
-                        if (!st.channels.count({cfg.org_id, cfg.name}))
-                          start_channel(self, cfg);
+                      apply_channels(self, all);
                       st.loaded = true;
                       spdlog::info("dispatcher: {} channel actor(s)", st.channels.size());
                       nudge_all(self); // deliveries left over from before a restart
@@ -61,12 +91,22 @@ void load_channels(self_ptr self) {
           on_error);
 }
 
+// Every poll: the configuration as it stands now (provisioning on any node).
+void refresh_channels(self_ptr self) {
+  if (!self->state.loaded)
+    return; // the first load is under way, or retrying
+  self->request(self->state.d.storage, self->state.d.request_timeout, atom::channels_v)
+      .then([self](std::vector<channel_config>& all) { apply_channels(self, all); },
+            [](caf::error& err) {
+              spdlog::warn("dispatcher: cannot reload channels: {}", to_string(err));
+            });
+}
+
 } // namespace
 
-dispatcher_actor::behavior_type dispatcher(self_ptr self, sender_actor senders,
-                                           dispatcher_options opts, deps d) {
+dispatcher_actor::behavior_type dispatcher(self_ptr self, dispatcher_options opts,
+                                           deps d) {
   auto& st = self->state;
-  st.senders = std::move(senders);
   st.opts = opts;
   st.d = std::move(d);
   self->set_down_handler([self](caf::down_msg& msg) {
@@ -107,7 +147,9 @@ dispatcher_actor::behavior_type dispatcher(self_ptr self, sender_actor senders,
       },
       [self](atom::nudge_all) { nudge_all(self); },
       [self](atom::tick) {
-        self->request(self->state.d.storage, caf::infinite, atom::lapsed_v, now(self))
+        refresh_channels(self);
+        self->request(self->state.d.storage, self->state.d.request_timeout,
+                      atom::lapsed_v, now(self))
             .then(
                 [self](storage::released_claims& released) {
                   for (auto& [org, name] : released)
@@ -125,8 +167,8 @@ dispatcher_actor::behavior_type dispatcher(self_ptr self, sender_actor senders,
       [self](atom::replay, int64_t org,
              int64_t dead_letter) -> caf::result<storage::replay_result> {
         auto rp = self->make_response_promise<storage::replay_result>();
-        self->request(self->state.d.storage, caf::infinite, atom::replay_v, org,
-                      dead_letter, now(self))
+        self->request(self->state.d.storage, self->state.d.request_timeout,
+                      atom::replay_v, org, dead_letter, now(self))
             .then(
                 [self, rp, org](storage::replay_result& r) mutable {
                   if (r.code == reply_code::ok)

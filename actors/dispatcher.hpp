@@ -2,6 +2,9 @@
 // configured channel and restarts one that dies from its configuration, routes nudges to
 // them, and periodically returns lapsed claims to the pool and polls every channel
 // (deliveries created by another node, replays, anything a lost nudge left behind).
+// Every poll also reloads the channel configuration, so that a channel changed or
+// removed by provisioning on any node is sent with its new settings, or stops, here
+// within one poll interval.
 #pragma once
 
 #include "actors/channel.hpp"
@@ -27,7 +30,6 @@ struct dispatcher_state {
   static inline const char* name = "dispatcher";
   std::map<std::pair<int64_t, std::string>, supervised_channel> channels;
   std::map<caf::actor_addr, std::pair<int64_t, std::string>> key_of; // for down messages
-  sender_actor senders;
   dispatcher_options opts;
   deps d;
   bool loaded = false;
@@ -36,6 +38,6 @@ struct dispatcher_state {
 
 dispatcher_actor::behavior_type
 dispatcher(dispatcher_actor::stateful_pointer<dispatcher_state> self,
-           sender_actor senders, dispatcher_options opts, deps d);
+           dispatcher_options opts, deps d);
 
 } // namespace belay

@@ -6,6 +6,7 @@
 #include "actors/storage.hpp"
 #include "storage/listener.hpp"
 
+#include <algorithm>
 #include <caf/actor_system.hpp>
 #include <caf/atom.hpp>
 #include <caf/exit_reason.hpp>
@@ -31,12 +32,14 @@ node start_node(caf::actor_system& sys, const node_options& opts, wall_clock clo
   n.d.node_id = opts.node_id;
   n.d.lease_seconds = opts.lease_seconds;
   n.d.orphan_sweep_seconds = opts.orphan_sweep_seconds;
-  n.senders = spawn_senders(sys, opts.senders, opts.detached_io);
+  n.d.request_timeout = opts.request_timeout;
   dispatcher_options dopts;
   dopts.delivery.claim_lease_seconds = opts.claim_lease_seconds;
+  dopts.delivery.concurrency = std::max<size_t>(1, opts.senders);
+  dopts.delivery.detached = opts.detached_io;
   dopts.poll_interval =
       std::chrono::microseconds{static_cast<int64_t>(opts.poll_seconds * 1e6)};
-  n.dispatcher = sys.spawn(dispatcher, n.senders, dopts, n.d);
+  n.dispatcher = sys.spawn(dispatcher, dopts, n.d);
   n.d.dispatcher = n.dispatcher;
   n.registry = sys.spawn(registry, n.d);
   // Sent before start_node returns, so each worker's mailbox holds it ahead of any
@@ -54,7 +57,10 @@ node start_node(caf::actor_system& sys, const node_options& opts, wall_clock clo
           if (std::istringstream{payload} >> org >> id)
             caf::anon_send(registry, atom::settled_v, org, id);
         },
-        [registry = n.registry] { caf::anon_send(registry, atom::catch_up_v); });
+        [registry = n.registry] { caf::anon_send(registry, atom::catch_up_v); },
+        storage::listener_timing{std::chrono::milliseconds{5000},
+                                 std::chrono::milliseconds{static_cast<int64_t>(
+                                     opts.listener_grace_seconds * 1000)}});
   return n;
 }
 
@@ -62,7 +68,6 @@ void stop_node(caf::actor_system&, node& n) {
   n.listener.reset();
   caf::anon_send_exit(n.registry, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(n.dispatcher, caf::exit_reason::user_shutdown);
-  caf::anon_send_exit(n.senders, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(n.storage, caf::exit_reason::user_shutdown);
 }
 

@@ -20,11 +20,13 @@ struct node_options {
   size_t storage_workers = 4;
   double lease_seconds = 30;
   bool detached_io = true; // false in tests: everything runs on the test scheduler
-  size_t senders = 8;      // threads making blocking transport calls
+  size_t senders = 8;      // per channel: threads making its blocking transport calls
   double claim_lease_seconds = 300;
   double poll_seconds = 5; // how often lapsed claims are released and channels polled
   double orphan_sweep_seconds = 5; // how often overdue incidents without an actor are
                                    // looked for (DESIGN.md section 13); 0: never
+  caf::timespan request_timeout = std::chrono::seconds{35}; // deadline of every request
+  double listener_grace_seconds = 10; // a silent NOTIFY connection counts as lost
 };
 
 // Registers belay's message types and quiets CAF's own logger.
@@ -33,7 +35,6 @@ void configure(caf::actor_system_config& cfg);
 struct node {
   storage_router_actor storage; // every storage operation but triggers
   trigger_lane triggers;        // where triggers go (actors/storage.hpp)
-  sender_actor senders;
   dispatcher_actor dispatcher;
   registry_actor registry;
   // Hears acknowledges and resolves committed through other nodes (none in tests on

@@ -65,7 +65,7 @@ void count_transition(const transition_command& cmd, const transition_reply& r) 
 // row, so its ladder resumes where the database says it stands.
 void respawn(self_ptr self, int64_t org, int64_t id) {
   // By id the incident's shard is unknown; any worker of the lane will do for a read.
-  self->request(self->state.d.storage, caf::infinite, atom::load_v,
+  self->request(self->state.d.storage, self->state.d.request_timeout, atom::load_v,
                 static_cast<uint64_t>(id), org, id)
       .then(
           [self](std::optional<storage::held_incident>& h) {
@@ -87,7 +87,7 @@ void transit_in_storage(self_ptr self, caf::typed_response_promise<transition_re
   // By key, the incident's shard is known; by id it is not, and any worker will do.
   auto shard = cmd.incident_id == 0 ? incident_shard(cmd.org_id, cmd.dedup_key)
                                     : static_cast<uint64_t>(cmd.incident_id);
-  self->request(self->state.d.storage, caf::infinite, atom::transition_v, shard, cmd,
+  self->request(self->state.d.storage, self->state.d.request_timeout, atom::transition_v, shard, cmd,
                 now(self))
       .then(
           [self, rp, cmd](transition_reply& r) mutable {
@@ -111,7 +111,7 @@ storage::incident_keys held_keys(self_ptr self) {
 // Of `keys`, the incidents acknowledged or resolved by now: each held actor among them
 // takes its row as it stands, as it would on the local path.
 void tell_settled(self_ptr self, storage::incident_keys keys) {
-  self->request(self->state.d.storage, caf::infinite, atom::settled_v, std::move(keys))
+  self->request(self->state.d.storage, self->state.d.request_timeout, atom::settled_v, std::move(keys))
       .then(
           [self](std::vector<storage::held_incident>& settled) {
             for (auto& h : settled)
@@ -127,7 +127,7 @@ void tell_settled(self_ptr self, storage::incident_keys keys) {
 // Another node took over incidents while this node's lease had lapsed: their actors here
 // stop (until then, the step compare-and-set kept the two nodes from paging twice).
 void let_go(self_ptr self) {
-  self->request(self->state.d.storage, caf::infinite, atom::moved_v,
+  self->request(self->state.d.storage, self->state.d.request_timeout, atom::moved_v,
                 self->state.d.node_id, held_keys(self))
       .then(
           [self](std::vector<int64_t>& moved) {
@@ -163,7 +163,7 @@ caf::timespan renewal_interval(self_ptr self) {
 // Every third of the lease: renew it, and take over the incidents of nodes whose leases
 // lapsed (DESIGN.md section 9), so a node that dies still has its ladders run (G5).
 void renew(self_ptr self) {
-  self->request(self->state.d.storage, caf::infinite, atom::renew_v, owner(self),
+  self->request(self->state.d.storage, self->state.d.request_timeout, atom::renew_v, owner(self),
                 now(self))
       .then(
           [self](storage::lease_renewal& r) {
@@ -276,7 +276,7 @@ registry(registry_actor::stateful_pointer<registry_state> self, deps d) {
           return rp;
         }
         // The actor may be exiting (a concurrent resolve): then the database decides.
-        self->request(actor, caf::infinite, atom::transition_v, cmd)
+        self->request(actor, 2 * self->state.d.request_timeout, atom::transition_v, cmd)
             .then(
                 [rp, cmd](transition_reply& r) mutable {
                   count_transition(cmd, r);
@@ -289,7 +289,7 @@ registry(registry_actor::stateful_pointer<registry_state> self, deps d) {
       },
       [self](atom::adopt) -> caf::result<size_t> {
         auto rp = self->make_response_promise<size_t>();
-        self->request(self->state.d.storage, caf::infinite, atom::adopt_v, owner(self),
+        self->request(self->state.d.storage, self->state.d.request_timeout, atom::adopt_v, owner(self),
                       now(self))
             .then(
                 [self, rp](std::vector<storage::held_incident>& all) mutable {

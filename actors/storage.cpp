@@ -245,24 +245,31 @@ bool settle_lost_write(worker_ptr self, trigger_queue& q,
   return true;
 }
 
-// Each trigger on its own, with its own mark.
+// Each trigger on its own, with its own mark. One whose write lost its connection and
+// never committed is written once more, on a fresh connection.
 void run_each_alone(worker_ptr self, trigger_queue& q) {
   while (q.size() > 0) {
     trigger_queue one;
     one.take_from(q, 1);
-    auto mark = next_mark(self, one);
-    try {
-      one.results = storage::upsert_triggers(connection(self), one.items, mark);
-    } catch (const storage::db_error& e) {
-      spdlog::warn("storage: {}", e.what());
-      bool lost = connection_lost(self);
-      forget_broken_connection(self);
-      if (!lost || !settle_lost_write(self, one, mark))
+    for (int attempt = 1;; ++attempt) {
+      auto mark = next_mark(self, one);
+      try {
+        one.results = storage::upsert_triggers(connection(self), one.items, mark);
+      } catch (const storage::db_error& e) {
+        spdlog::warn("storage: {}", e.what());
+        bool lost = connection_lost(self);
+        forget_broken_connection(self);
+        if (lost && settle_lost_write(self, one, mark))
+          break; // answered from what was read back, or failed if it cannot be told
+        if (lost && attempt == 1)
+          continue;
         one.fail(storage_error(e));
-      continue;
+        break;
+      }
+      self->state.last_mark = mark.id;
+      answer(self, one);
+      break;
     }
-    self->state.last_mark = mark.id;
-    answer(self, one);
   }
 }
 
@@ -463,6 +470,12 @@ storage_worker_actor::behavior_type storage_worker(worker_ptr self, std::string 
               return storage::claim_due(c, req);
             });
       },
+      [self](atom::recheck, storage::recheck_request& req) {
+        return enqueue<std::vector<storage::recheck_result>>(
+            self, [req = std::move(req)](storage::connection& c) {
+              return storage::recheck_claims(c, req);
+            });
+      },
       [self](atom::release, std::string& node, micros at) {
         return enqueue<storage::released_claims>(
             self, [node = std::move(node), at](storage::connection& c) {
@@ -635,6 +648,9 @@ storage_router(router_ptr self, std::string url, bool detached, trigger_lane lan
       },
       [self, any](atom::claim, storage::claim_request& req) {
         return self->delegate(any(), atom::claim_v, std::move(req));
+      },
+      [self, any](atom::recheck, storage::recheck_request& req) {
+        return self->delegate(any(), atom::recheck_v, std::move(req));
       },
       [self, any](atom::release, std::string& node, micros at) {
         return self->delegate(any(), atom::release_v, std::move(node), at);

@@ -40,7 +40,22 @@ const std::vector<setting_info>& setting_table() {
       {"orphan-sweep-seconds", "BELAY_ORPHAN_SWEEP_SECONDS", "5",
        "how often this node adopts non-resolved incidents whose step is overdue and "
        "that no live actor holds (at most 200 a pass)"},
-      {"senders", "BELAY_SENDERS", "8", "threads making blocking delivery calls"},
+      {"senders", "BELAY_SENDERS", "8",
+       "threads of each channel making its blocking delivery calls: a hung endpoint "
+       "holds its own channel's, never another's"},
+      {"db-connect-timeout-seconds", "BELAY_DB_CONNECT_TIMEOUT_SECONDS", "5",
+       "how long opening a database connection may take"},
+      {"db-statement-timeout-seconds", "BELAY_DB_STATEMENT_TIMEOUT_SECONDS", "30",
+       "the server cancels a statement running longer; with no reply 5 s after that, "
+       "belay closes the connection and settles what it sent by reading back"},
+      {"db-keepalive-seconds", "BELAY_DB_KEEPALIVE_SECONDS", "10",
+       "TCP keepalive idle time toward PostgreSQL (probes every 5 s, 3 of them): a "
+       "vanished server is noticed within this + 15 s"},
+      {"db-acquire-timeout-seconds", "BELAY_DB_ACQUIRE_TIMEOUT_SECONDS", "5",
+       "how long a request waits for a free pooled connection before it gets a 503"},
+      {"listener-grace-seconds", "BELAY_LISTENER_GRACE_SECONDS", "10",
+       "the NOTIFY listener probes its connection every 5 s; no answer within this "
+       "long counts as lost: it reconnects and catches up"},
   };
   return table;
 }
@@ -108,6 +123,16 @@ void apply(settings& s, const std::string& key, const std::string& value,
     s.orphan_sweep_seconds = to_seconds(name, value);
   else if (key == "senders")
     s.senders = to_int(name, value, 1);
+  else if (key == "db-connect-timeout-seconds")
+    s.db_connect_timeout_seconds = to_seconds(name, value);
+  else if (key == "db-statement-timeout-seconds")
+    s.db_statement_timeout_seconds = to_seconds(name, value);
+  else if (key == "db-keepalive-seconds")
+    s.db_keepalive_seconds = to_int(name, value, 1);
+  else if (key == "db-acquire-timeout-seconds")
+    s.db_acquire_timeout_seconds = to_seconds(name, value);
+  else if (key == "listener-grace-seconds")
+    s.listener_grace_seconds = to_seconds(name, value);
   else
     throw std::invalid_argument(where + "unknown setting '" + key + "' (see --help)");
 }

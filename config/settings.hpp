@@ -24,6 +24,11 @@ struct settings {
   double poll_seconds = 5;
   double orphan_sweep_seconds = 5;
   int senders = 8;
+  double db_connect_timeout_seconds = 5;
+  double db_statement_timeout_seconds = 30;
+  int db_keepalive_seconds = 10;
+  double db_acquire_timeout_seconds = 5;
+  double listener_grace_seconds = 10;
   std::string config_file;
 };
 

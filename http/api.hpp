@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 
 namespace caf {
 class actor_system;
@@ -35,6 +36,10 @@ struct api {
   wall_clock clock{}; // the node's: `now` for requests that ask about a time
   std::atomic<bool> stopping{false}; // long-lived streams end when set
   std::chrono::milliseconds actor_timeout{10'000};
+  // For /readyz: the storage router, and whether the NOTIFY listener is listening
+  // (unset: nothing to ask).
+  storage_router_actor storage{};
+  std::function<bool()> listening{};
   caller_pool callers{}; // for ask(); declared after sys, so destroyed before it
 };
 

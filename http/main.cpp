@@ -8,18 +8,24 @@
 #include "http/server.hpp"
 #include "protocol/provisioning.hpp"
 #include "storage/db.hpp"
+#include "storage/listener.hpp"
 #include "storage/migrate.hpp"
 #include "storage/provision.hpp"
 
+#include <atomic>
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
+#include <caf/event_based_actor.hpp>
 #include <caf/scoped_actor.hpp>
+#include <caf/stateful_actor.hpp>
+#include <cmath>
 #include <csignal>
 #include <fstream>
 #include <iostream>
 #include <spdlog/spdlog.h>
 #include <sstream>
 #include <thread>
+#include <unistd.h>
 
 namespace {
 
@@ -71,6 +77,37 @@ void prepare_database(const belay::settings& s) {
     provision(conn, s.provision);
 }
 
+// Set by the watchdog when a top-level actor died: the process exits non-zero, so that
+// its service manager starts it again (another node holds its incidents meanwhile).
+std::atomic<bool> node_failed{false};
+
+struct watchdog_state {
+  static inline const char* name = "watchdog";
+};
+
+// Watches the node's top-level actors, which nothing above them could restart with
+// their state: the registry, the dispatcher and the storage router each supervise what
+// they spawned, and when one of them dies the whole node stops.
+caf::behavior watchdog(caf::stateful_actor<watchdog_state>* self, caf::actor registry,
+                       caf::actor dispatcher, caf::actor storage) {
+  for (auto& a : {registry, dispatcher, storage})
+    self->monitor(a);
+  auto name_of = [registry = registry.address(),
+                  dispatcher = dispatcher.address()](const caf::actor_addr& who) {
+    return who == registry     ? "registry"
+           : who == dispatcher ? "dispatcher"
+                               : "storage router";
+  };
+  self->set_down_handler([self, name_of](caf::down_msg& msg) {
+    spdlog::error("the node's {} stopped ({}); exiting so that it is started again",
+                  name_of(msg.source), to_string(msg.reason));
+    node_failed = true;
+    kill(getpid(), SIGTERM);
+    self->quit();
+  });
+  return {[](caf::unit_t) {}};
+}
+
 int serve(const belay::settings& s) {
   // Signals are taken synchronously by this thread; every other thread inherits the mask.
   sigset_t stop_signals;
@@ -79,6 +116,11 @@ int serve(const belay::settings& s) {
   sigaddset(&stop_signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
+  belay::storage::connection_limits limits;
+  limits.connect_timeout_seconds = s.db_connect_timeout_seconds;
+  limits.statement_timeout_seconds = s.db_statement_timeout_seconds;
+  limits.keepalive_idle_seconds = s.db_keepalive_seconds;
+  belay::storage::set_connection_limits(limits);
   prepare_database(s);
 
   caf::actor_system_config cfg;
@@ -99,8 +141,12 @@ int serve(const belay::settings& s) {
   opts.claim_lease_seconds = s.claim_lease_seconds;
   opts.poll_seconds = s.poll_seconds;
   opts.orphan_sweep_seconds = s.orphan_sweep_seconds;
-  auto node =
-      belay::start_node(sys, opts, belay::anchor_to_system_time(sys.clock().now()));
+  opts.listener_grace_seconds = s.listener_grace_seconds;
+  // A storage operation answers within the statement timeout, or its connection is
+  // closed 5 s after that: a request waits a little longer than both.
+  opts.request_timeout = std::chrono::duration_cast<caf::timespan>(
+      std::chrono::duration<double>(limits.reply_timeout_seconds() + 5));
+  auto node = belay::start_node(sys, opts, belay::system_wall_clock());
   {
     caf::scoped_actor self{sys};
     bool adopted = false;
@@ -114,12 +160,20 @@ int serve(const belay::settings& s) {
     }
   }
 
-  belay::storage::pool db{s.database_url, static_cast<size_t>(s.db_connections)};
+  auto watching = sys.spawn(watchdog, caf::actor_cast<caf::actor>(node.registry),
+                            caf::actor_cast<caf::actor>(node.dispatcher),
+                            caf::actor_cast<caf::actor>(node.storage));
+  belay::storage::pool db{
+      s.database_url, static_cast<size_t>(s.db_connections),
+      std::chrono::milliseconds{std::llround(s.db_acquire_timeout_seconds * 1000)}};
   belay::key_store keys{db};
   belay::node_info info{s.node_id, BELAY_VERSION, node.d.clock.at(sys.clock().now()), 0};
   belay::api a{sys, node.registry, node.triggers, node.dispatcher,
                db,  keys,          info,          opts.storage_workers};
   a.clock = node.d.clock;
+  a.storage = node.storage;
+  if (auto listener = node.listener)
+    a.listening = [listener] { return listener->listening(); };
   belay::server http{a, s.http_threads};
   int port = http.bind(s.listen, s.port);
   if (port < 0) {
@@ -136,9 +190,10 @@ int serve(const belay::settings& s) {
   spdlog::info("received {}, shutting down", sig == SIGINT ? "SIGINT" : "SIGTERM");
   http.stop(); // stops accepting; in-flight requests finish on their threads
   serving.join();
+  caf::anon_send_exit(watching, caf::exit_reason::user_shutdown);
   belay::stop_node(sys, node);
   spdlog::info("stopped");
-  return 0;
+  return node_failed ? 70 : 0;
 }
 
 } // namespace

@@ -1,6 +1,12 @@
 #include "storage/db.hpp"
 
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
 #include <libpq-fe.h>
+#include <memory>
+#include <poll.h>
 #include <regex>
 
 namespace belay::storage {
@@ -51,30 +57,172 @@ std::optional<int64_t> result::opt_int64(int row, int col) const {
   return int64(row, col);
 }
 
-connection::connection(const std::string& url) : conn_(PQconnectdb(url.c_str())) {
-  if (PQstatus(conn_) != CONNECTION_OK) {
-    auto msg = trimmed(PQerrorMessage(conn_));
-    PQfinish(conn_);
-    throw db_error("cannot connect to PostgreSQL: " + msg, "");
+namespace {
+
+connection_limits limits;
+
+std::string seconds_text(double s) {
+  return std::to_string(std::max<long>(1, std::lround(s)));
+}
+
+// The options a connection string gives, through libpq's own parser ("" if none).
+std::string options_of(const std::string& url) {
+  char* err = nullptr;
+  auto* parsed = PQconninfoParse(url.c_str(), &err);
+  if (err)
+    PQfreemem(err);
+  std::string out;
+  for (auto* o = parsed; o && o->keyword; ++o)
+    if (std::string_view{o->keyword} == "options" && o->val)
+      out = o->val;
+  if (parsed)
+    PQconninfoFree(parsed);
+  return out;
+}
+
+} // namespace
+
+void set_connection_limits(const connection_limits& l) {
+  limits = l;
+}
+
+const connection_limits& current_connection_limits() {
+  return limits;
+}
+
+pg_conn* open_connection(const std::string& url, const std::string& application_name,
+                         std::string& error) {
+  // libpq takes the last value of a repeated keyword, and the connection string
+  // (expanded from "dbname") sits between belay's defaults and its additions: the
+  // string's own timeouts and keepalives win; its options are kept, and gain a
+  // statement timeout unless they set one.
+  auto options = options_of(url);
+  if (limits.statement_timeout_seconds > 0 &&
+      options.find("statement_timeout") == std::string::npos)
+    options += " -c statement_timeout=" +
+               std::to_string(std::llround(limits.statement_timeout_seconds * 1000));
+  auto connect = seconds_text(limits.connect_timeout_seconds);
+  auto idle = std::to_string(limits.keepalive_idle_seconds);
+  auto interval = std::to_string(limits.keepalive_interval_seconds);
+  auto count = std::to_string(limits.keepalive_count);
+  // Unacknowledged data for this long ends the connection too (a peer gone mid-write).
+  auto user_timeout =
+      std::to_string((limits.keepalive_idle_seconds +
+                      limits.keepalive_interval_seconds * limits.keepalive_count) *
+                     1000);
+  std::vector<const char*> keys{
+      "connect_timeout",  "keepalives",       "keepalives_idle", "keepalives_interval",
+      "keepalives_count", "tcp_user_timeout", "dbname",          "options"};
+  std::vector<const char*> values{
+      connect.c_str(),      "1",         idle.c_str(),   interval.c_str(), count.c_str(),
+      user_timeout.c_str(), url.c_str(), options.c_str()};
+  if (!application_name.empty()) {
+    keys.push_back("application_name");
+    values.push_back(application_name.c_str());
+  }
+  keys.push_back(nullptr);
+  values.push_back(nullptr);
+  auto* conn = PQconnectdbParams(keys.data(), values.data(), 1);
+  if (PQstatus(conn) != CONNECTION_OK) {
+    error = trimmed(PQerrorMessage(conn));
+    PQfinish(conn);
+    return nullptr;
   }
   PQsetNoticeProcessor(
-      conn_, [](void*, const char*) {}, nullptr);
+      conn, [](void*, const char*) {}, nullptr);
+  // Non-blocking, so that a write into a stalled socket is bounded by the reply timeout.
+  PQsetnonblocking(conn, 1);
+  return conn;
+}
+
+connection::connection(const std::string& url) : url_(url) {
+  std::string error;
+  conn_ = open_connection(url_, "", error);
+  if (!conn_)
+    throw db_error("cannot connect to PostgreSQL: " + error, "");
 }
 
 connection::~connection() {
-  PQfinish(conn_);
+  if (conn_)
+    PQfinish(conn_);
+}
+
+std::chrono::steady_clock::time_point connection::reply_deadline() const {
+  return std::chrono::steady_clock::now() +
+         std::chrono::milliseconds{std::llround(limits.reply_timeout_seconds() * 1000)};
+}
+
+void connection::fail_connection(const std::string& why) {
+  // The session is in an unknown state: drop it; reset() opens a fresh one.
+  if (conn_)
+    PQfinish(conn_);
+  conn_ = nullptr;
+  prepared_.clear();
+  throw db_error(why, "");
+}
+
+pg_result* connection::await_reply(std::chrono::steady_clock::time_point deadline) {
+  using namespace std::chrono;
+  auto wait = [&](short events) {
+    auto left = duration_cast<milliseconds>(deadline - steady_clock::now()).count();
+    if (left <= 0)
+      fail_connection("no reply from PostgreSQL within " +
+                      seconds_text(limits.reply_timeout_seconds()) +
+                      " s; the connection was closed");
+    pollfd fd{PQsocket(conn_), events, 0};
+    auto timeout = static_cast<int>(std::min<long long>(left, 60'000));
+    if (poll(&fd, 1, timeout) < 0 && errno != EINTR)
+      fail_connection("cannot wait for PostgreSQL: " + std::string{strerror(errno)});
+  };
+  // Everything sent is flushed first (the socket may be full when the peer stalls).
+  for (int pending = PQflush(conn_); pending != 0; pending = PQflush(conn_)) {
+    if (pending < 0)
+      fail_connection(trimmed(PQerrorMessage(conn_)));
+    wait(POLLOUT | POLLIN);
+    if (!PQconsumeInput(conn_))
+      fail_connection(trimmed(PQerrorMessage(conn_)));
+  }
+  // Held so that a failure while more results arrive does not leak the earlier ones.
+  std::unique_ptr<pg_result, decltype(&PQclear)> last{nullptr, &PQclear};
+  while (true) {
+    while (PQisBusy(conn_)) {
+      wait(POLLIN);
+      if (!PQconsumeInput(conn_))
+        fail_connection(trimmed(PQerrorMessage(conn_)));
+    }
+    auto* r = PQgetResult(conn_);
+    if (!r)
+      break;
+    // Keep the first error, else the last result (a script's last statement).
+    if (last && PQresultStatus(last.get()) == PGRES_FATAL_ERROR) {
+      PQclear(r);
+      continue;
+    }
+    last.reset(r);
+  }
+  if (!last && PQstatus(conn_) != CONNECTION_OK)
+    fail_connection(trimmed(PQerrorMessage(conn_)));
+  return last.release();
 }
 
 result connection::exec(const std::string& sql, const std::vector<param>& params) {
+  // A closed connection stays closed until reset(): reconnecting here could run a
+  // statement outside the transaction it belonged to.
+  if (!conn_)
+    throw db_error("the connection to PostgreSQL was closed", "");
+  auto deadline = reply_deadline();
   std::vector<const char*> values;
   values.reserve(params.size());
   for (auto& p : params)
     values.push_back(p ? p->c_str() : nullptr);
   auto* name = values.empty() ? nullptr : prepared_name(sql);
-  auto* res = name ? PQexecPrepared(conn_, name, static_cast<int>(values.size()),
-                                    values.data(), nullptr, nullptr, 0)
-                   : PQexecParams(conn_, sql.c_str(), static_cast<int>(values.size()),
-                                  nullptr, values.data(), nullptr, nullptr, 0);
+  int sent = name ? PQsendQueryPrepared(conn_, name, static_cast<int>(values.size()),
+                                        values.data(), nullptr, nullptr, 0)
+                  : PQsendQueryParams(conn_, sql.c_str(), static_cast<int>(values.size()),
+                                      nullptr, values.data(), nullptr, nullptr, 0);
+  if (!sent)
+    fail_connection(trimmed(PQerrorMessage(conn_)));
+  auto* res = await_reply(deadline);
   auto status = PQresultStatus(res);
   if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK)
     return result{res};
@@ -85,8 +233,28 @@ result connection::exec(const std::string& sql, const std::vector<param>& params
   throw db_error(msg.empty() ? trimmed(PQerrorMessage(conn_)) : msg, sqlstate);
 }
 
+result connection::exec_within(std::chrono::milliseconds reply_timeout,
+                               const std::string& sql) {
+  if (!conn_)
+    throw db_error("the connection to PostgreSQL was closed", "");
+  if (!PQsendQuery(conn_, sql.c_str()))
+    fail_connection(trimmed(PQerrorMessage(conn_)));
+  auto* res = await_reply(std::chrono::steady_clock::now() + reply_timeout);
+  auto status = PQresultStatus(res);
+  if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK)
+    return result{res};
+  std::string msg = trimmed(res ? PQresultErrorMessage(res) : PQerrorMessage(conn_));
+  PQclear(res);
+  throw db_error(msg, "");
+}
+
 void connection::run_script(const std::string& sql) {
-  auto* res = PQexec(conn_, sql.c_str());
+  if (!conn_)
+    throw db_error("the connection to PostgreSQL was closed", "");
+  // A migration may take long (an index on a big table): no deadline, no timeout.
+  if (!PQsendQuery(conn_, ("SET statement_timeout = 0; " + sql).c_str()))
+    fail_connection(trimmed(PQerrorMessage(conn_)));
+  auto* res = await_reply(std::chrono::steady_clock::time_point::max());
   auto status = PQresultStatus(res);
   if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK) {
     PQclear(res);
@@ -100,31 +268,31 @@ void connection::run_script(const std::string& sql) {
 }
 
 bool connection::healthy() const {
-  return PQstatus(conn_) == CONNECTION_OK;
+  return conn_ && PQstatus(conn_) == CONNECTION_OK;
 }
 
 bool connection::in_transaction() const {
+  if (!conn_)
+    return false;
   auto s = PQtransactionStatus(conn_);
   return s == PQTRANS_INTRANS || s == PQTRANS_INERROR;
 }
 
-namespace {
-
-bool prepare(pg_conn* conn, const std::string& name, const std::string& sql) {
-  auto* res = PQprepare(conn, name.c_str(), sql.c_str(), 0, nullptr);
+bool connection::prepare(const std::string& name, const std::string& sql) {
+  if (!PQsendPrepare(conn_, name.c_str(), sql.c_str(), 0, nullptr))
+    fail_connection(trimmed(PQerrorMessage(conn_)));
+  auto* res = await_reply(reply_deadline());
   bool ok = PQresultStatus(res) == PGRES_COMMAND_OK;
   PQclear(res);
   return ok;
 }
-
-} // namespace
 
 const char* connection::prepared_name(const std::string& sql) {
   auto now = std::chrono::steady_clock::now();
   auto it = prepared_.find(sql);
   if (it == prepared_.end()) {
     auto name = "belay_" + std::to_string(prepared_.size());
-    if (!prepare(conn_, name, sql))
+    if (!prepare(name, sql))
       return nullptr; // run it unprepared: PQexecParams reports the error properly
     it = prepared_.emplace(sql, prepared_statement{std::move(name), now}).first;
   }
@@ -136,10 +304,12 @@ const char* connection::prepared_name(const std::string& sql) {
   // costs a round trip and five custom plans a second.
   if (now - p.planned_at > replan_after &&
       PQtransactionStatus(conn_) != PQTRANS_INERROR) {
-    auto* res = PQexec(conn_, ("DEALLOCATE " + p.name).c_str());
+    if (!PQsendQuery(conn_, ("DEALLOCATE " + p.name).c_str()))
+      fail_connection(trimmed(PQerrorMessage(conn_)));
+    auto* res = await_reply(reply_deadline());
     bool dropped = PQresultStatus(res) == PGRES_COMMAND_OK;
     PQclear(res);
-    if (dropped && !prepare(conn_, p.name, sql)) {
+    if (dropped && !prepare(p.name, sql)) {
       prepared_.erase(it);
       return nullptr;
     }
@@ -150,15 +320,24 @@ const char* connection::prepared_name(const std::string& sql) {
 
 bool connection::reset() {
   prepared_.clear(); // prepared statements die with the session
-  PQreset(conn_);
+  if (conn_)
+    PQfinish(conn_);
+  std::string error;
+  conn_ = open_connection(url_, "", error);
   return healthy();
 }
 
-pool::pool(std::string url, size_t size) : url_(std::move(url)), size_(size) {}
+pool::pool(std::string url, size_t size, std::chrono::milliseconds acquire_timeout)
+    : url_(std::move(url)), size_(size), acquire_timeout_(acquire_timeout) {}
 
 pool::lease pool::acquire() {
   std::unique_lock lock{mutex_};
-  available_.wait(lock, [&] { return !idle_.empty() || opened_ < size_; });
+  if (!available_.wait_for(lock, acquire_timeout_,
+                           [&] { return !idle_.empty() || opened_ < size_; }))
+    throw db_error("no database connection came free within " +
+                       std::to_string(acquire_timeout_.count()) + " ms (all " +
+                       std::to_string(size_) + " busy)",
+                   "");
   if (!idle_.empty()) {
     auto c = std::move(idle_.back());
     idle_.pop_back();

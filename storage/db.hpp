@@ -75,6 +75,31 @@ private:
   std::shared_ptr<pg_result> res_;
 };
 
+// How every connection belay opens guards against a database or network that hangs
+// (DESIGN.md section 13, "nothing waits for ever"). Settings the connection string
+// names itself win over these.
+struct connection_limits {
+  double connect_timeout_seconds = 5;
+  // Server side: a statement running longer is cancelled (0: the server's setting).
+  double statement_timeout_seconds = 30;
+  // TCP keepalives: a peer that vanished is noticed after idle + interval * count.
+  int keepalive_idle_seconds = 10;
+  int keepalive_interval_seconds = 5;
+  int keepalive_count = 3;
+  // Client side: no reply within this long (a stalled network or server) closes the
+  // connection, and whatever it was sending may or may not have committed.
+  double reply_timeout_seconds() const { return statement_timeout_seconds + 5; }
+};
+
+// Process-wide: set once at start, before any connection opens.
+void set_connection_limits(const connection_limits& limits);
+const connection_limits& current_connection_limits();
+
+// Opens a libpq connection to `url` with the limits above (and `application_name`, if
+// given); the caller owns it. Null on failure, with libpq's message in `error`.
+pg_conn* open_connection(const std::string& url, const std::string& application_name,
+                         std::string& error);
+
 class connection {
 public:
   explicit connection(const std::string& url); // throws db_error when it cannot connect
@@ -83,6 +108,8 @@ public:
   connection& operator=(const connection&) = delete;
 
   result exec(const std::string& sql, const std::vector<param>& params = {});
+  // The same, waiting at most `reply_timeout` for the reply (e.g. a readiness probe).
+  result exec_within(std::chrono::milliseconds reply_timeout, const std::string& sql);
   template <class... Ts> result query(const std::string& sql, const Ts&... args) {
     return exec(sql, std::vector<param>{arg(args)...});
   }
@@ -98,6 +125,13 @@ private:
   // Statements with parameters are prepared once per session and reused: parsing and
   // planning them on every call was a large share of an ingest (bench/README.md).
   const char* prepared_name(const std::string& sql);
+  bool prepare(const std::string& name, const std::string& sql);
+  // Waits for the reply to what was just sent; closes the connection when none comes
+  // by `deadline`. Returns the last result (the caller clears it).
+  pg_result* await_reply(std::chrono::steady_clock::time_point deadline);
+  std::chrono::steady_clock::time_point reply_deadline() const;
+  [[noreturn]] void fail_connection(const std::string& why);
+  std::string url_;
   struct prepared_statement {
     std::string name;
     std::chrono::steady_clock::time_point planned_at;
@@ -129,7 +163,10 @@ template <class F> auto transaction(connection& c, F&& work) -> decltype(work())
 // A fixed-size set of connections for blocking callers (HTTP threads). Opened lazily.
 class pool {
 public:
-  pool(std::string url, size_t size);
+  // A caller waits at most `acquire_timeout` for a free connection, then gets a
+  // db_error: a pool whose connections all hang cannot hold HTTP threads for ever.
+  pool(std::string url, size_t size,
+       std::chrono::milliseconds acquire_timeout = std::chrono::seconds{5});
   class lease {
   public:
     lease(pool& p, std::unique_ptr<connection> c) : pool_(&p), conn_(std::move(c)) {}
@@ -152,6 +189,7 @@ private:
   void give_back(std::unique_ptr<connection> c);
   std::string url_;
   size_t size_;
+  std::chrono::milliseconds acquire_timeout_;
   size_t opened_ = 0;
   mutable std::mutex mutex_;
   std::condition_variable available_;

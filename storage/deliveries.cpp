@@ -42,11 +42,11 @@ delivery_record read_delivery(const result& r, int i) {
 
 const std::string claim_sql = R"sql(
 WITH due AS (
-  SELECT d.org_id, d.id
+  SELECT d.org_id, d.id,
+         i.status IN ('OPEN', 'EXHAUSTED') OR d.replay_of IS NOT NULL AS live
   FROM delivery d JOIN incident i ON i.org_id = d.org_id AND i.id = d.incident_id
   WHERE d.org_id = $1 AND d.channel = $2 AND d.status = 'PENDING'
     AND d.next_attempt_at <= belay_ts($3)
-    AND (i.status IN ('OPEN', 'EXHAUSTED') OR d.replay_of IS NOT NULL)
   -- Exactly delivery_due's order: the index scan stops after $6 rows. With ", d.id"
   -- added, a backlog of 5,000 pending rows was read and sorted whole on every claim.
   ORDER BY d.next_attempt_at
@@ -54,12 +54,45 @@ WITH due AS (
   FOR UPDATE OF d SKIP LOCKED
 )
 UPDATE delivery d
-SET status = 'CLAIMED', claimed_by = $4, claim_expires_at = belay_ts($5),
-    attempts = d.attempts + 1
+SET status = CASE WHEN due.live THEN 'CLAIMED' ELSE 'CANCELLED' END,
+    claimed_by = CASE WHEN due.live THEN $4 END,
+    claim_expires_at = CASE WHEN due.live THEN belay_ts($5) END,
+    attempts = d.attempts + CASE WHEN due.live THEN 1 ELSE 0 END
 FROM due, incident i
 WHERE d.org_id = due.org_id AND d.id = due.id AND i.org_id = d.org_id AND i.id = d.incident_id
 RETURNING )sql" BELAY_DELIVERY_COLUMNS("d.") R"sql(,
           i.dedup_key, i.title, i.severity, i.status)sql";
+
+// $1: one JSON object per claim (org_id, id, attempts), $2 the node, $3 now, $4 the
+// renewed lease.
+const std::string recheck_sql = R"sql(
+WITH c AS (
+  SELECT * FROM json_to_recordset($1::json) AS c(org_id bigint, id bigint, attempts int)
+), held AS (
+  SELECT d.org_id, d.id,
+         i.status IN ('OPEN', 'EXHAUSTED') OR d.replay_of IS NOT NULL AS live
+  FROM c JOIN delivery d ON d.org_id = c.org_id AND d.id = c.id
+         JOIN incident i ON i.org_id = d.org_id AND i.id = d.incident_id
+  WHERE d.status = 'CLAIMED' AND d.claimed_by = $2 AND d.attempts = c.attempts
+  ORDER BY d.org_id, d.id
+  FOR UPDATE OF d
+), upd AS (
+  UPDATE delivery d
+  SET status = CASE WHEN held.live THEN 'CLAIMED' ELSE 'CANCELLED' END,
+      claimed_by = CASE WHEN held.live THEN d.claimed_by END,
+      claim_expires_at = CASE WHEN held.live THEN belay_ts($4) END,
+      attempts = d.attempts - CASE WHEN held.live THEN 0 ELSE 1 END
+  FROM held WHERE d.org_id = held.org_id AND d.id = held.id
+  RETURNING d.org_id, d.id, held.live
+), note AS (
+  INSERT INTO timeline (org_id, incident_id, at, kind, detail)
+  SELECT d.org_id, d.incident_id, belay_ts($3), 'delivery_cancelled',
+         jsonb_build_object('deliveryId', d.id, 'channel', d.channel, 'target', d.target,
+                            'reason', 'settled before it was sent')
+  FROM upd JOIN delivery d ON d.org_id = upd.org_id AND d.id = upd.id
+  WHERE NOT upd.live
+)
+SELECT org_id, id, live FROM upd)sql";
 
 // $1: one JSON object per outcome (see outcome_json). Each row is settled only while its
 // claim is still this node's and still on the same attempt.
@@ -88,7 +121,7 @@ WITH o AS (
     claimed_by = NULL, claim_expires_at = NULL
   FROM held WHERE d.org_id = held.org_id AND d.id = held.id
   RETURNING d.*, held.at AS settled_at, held.failover_to AS failover_channel,
-            held.ambiguous AS this_ambiguous
+            held.ambiguous AS this_ambiguous, held.incident_status
 ), dead AS (
   INSERT INTO dead_letter (org_id, delivery_id, incident_id, channel, target, reason,
                            attempts, failed_at)
@@ -102,7 +135,9 @@ WITH o AS (
   SELECT org_id, incident_id, loop, step, failover_channel, target,
          belay_delivery_key(incident_id, loop, step, failover_channel, target),
          'PENDING', belay_ts(settled_at), id, belay_ts(settled_at)
+  -- No failover once the incident is settled: nobody would ever send it.
   FROM upd WHERE status = 'DEAD' AND failover_channel <> ''
+             AND incident_status IN ('OPEN', 'EXHAUSTED')
   ON CONFLICT (idempotency_key) DO NOTHING
   RETURNING failover_from, id
 ), note AS (
@@ -169,6 +204,17 @@ std::vector<channel_config> load_channels(connection& c) {
 }
 
 std::vector<claimed_delivery> claim_due(connection& c, const claim_request& req) {
+  if (req.release_unheld) {
+    std::string held = "{";
+    for (auto id : req.held)
+      held += (held.size() > 1 ? "," : "") + std::to_string(id);
+    held += "}";
+    c.query("UPDATE delivery SET status = 'PENDING', claimed_by = NULL, "
+            "claim_expires_at = NULL, attempts = greatest(attempts - 1, 0), "
+            "next_attempt_at = belay_ts($4) WHERE org_id = $1 AND channel = $2 AND "
+            "status = 'CLAIMED' AND claimed_by = $3 AND NOT (id = ANY($5::bigint[]))",
+            req.org_id, req.channel, req.node, req.now, held);
+  }
   auto r = c.query(claim_sql, req.org_id, req.channel, req.now, req.node, req.lease_until,
                    req.limit);
   std::vector<claimed_delivery> out;
@@ -189,6 +235,26 @@ std::vector<claimed_delivery> claim_due(connection& c, const claim_request& req)
     inc.current_step = d.step;
     out.push_back(std::move(cd));
   }
+  return out;
+}
+
+std::vector<recheck_result> recheck_claims(connection& c, const recheck_request& req) {
+  auto claims = json_rows(req.claims,
+                          [](protocol::json_writer& w, const recheck_request::claim& cl) {
+                            w.StartObject();
+                            w.Key("org_id");
+                            w.Int64(cl.org_id);
+                            w.Key("id");
+                            w.Int64(cl.delivery_id);
+                            w.Key("attempts");
+                            w.Int(cl.attempts);
+                            w.EndObject();
+                          });
+  auto r = c.query(recheck_sql, claims, req.node, req.now, req.lease_until);
+  std::vector<recheck_result> out;
+  out.reserve(r.rows());
+  for (int i = 0; i < r.rows(); ++i)
+    out.push_back({r.int64(i, 0), r.int64(i, 1), r.boolean(i, 2)});
   return out;
 }
 

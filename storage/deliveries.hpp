@@ -29,12 +29,41 @@ struct claim_request {
   micros now = 0;
   micros lease_until = 0; // a claim not settled by then returns to the pool (G6)
   int limit = 64;
+  // After a claim whose reply was lost (it may have committed): this node's claims on
+  // the channel other than these go back to the pool first, their attempt not made.
+  bool release_unheld = false;
+  std::vector<int64_t> held{};
 };
 
-// Claims due PENDING rows and CLAIMED rows whose lease lapsed, with FOR UPDATE SKIP
-// LOCKED so concurrent claimers never take the same row. Deliveries of acknowledged
-// or resolved incidents are never claimed (G4); replays are, by an operator's choice.
+// Claims due PENDING rows, with FOR UPDATE SKIP LOCKED so concurrent claimers never
+// take the same row. Deliveries of acknowledged or resolved incidents are never claimed
+// (G4); replays are, by an operator's choice. A due row of a settled incident (an ack
+// that committed beside the step that wrote it) is cancelled on the way, so nothing
+// stays PENDING for ever; it comes back with status CANCELLED, the others CLAIMED.
 std::vector<claimed_delivery> claim_due(connection& c, const claim_request& r);
+
+struct recheck_request {
+  std::string node;
+  micros now = 0;
+  micros lease_until = 0; // the renewed claim lease of the rows still live
+  struct claim {
+    int64_t org_id = 0;
+    int64_t delivery_id = 0;
+    int attempts = 0; // as claimed
+  };
+  std::vector<claim> claims;
+};
+
+struct recheck_result {
+  int64_t org_id = 0;
+  int64_t delivery_id = 0;
+  bool live = false; // false: its incident was settled, and the row is now CANCELLED
+};
+
+// Right before the network call of rows that waited since their claim: which are still
+// this node's claims (a row absent from the result was taken over), renewing the lease
+// of those whose incident is still open and cancelling the others.
+std::vector<recheck_result> recheck_claims(connection& c, const recheck_request& r);
 
 struct attempt_result {
   bool sent = false;

@@ -5,6 +5,7 @@
 #include "support/http_sink.hpp"
 #include "support/test_node.hpp"
 
+#include <algorithm>
 #include <caf/send.hpp>
 #include <catch2/catch.hpp>
 #include <set>
@@ -358,4 +359,84 @@ TEST_CASE_METHOD(delivery_fixture,
               "'delivery_failed', 'dead_lettered') AND org_id = $1",
               org) == 3);
   CHECK(count("SELECT count(*) FROM delivery WHERE ambiguous AND org_id = $1", org) == 1);
+}
+
+// DESIGN.md section 13: nothing stays PENDING for ever. An acknowledge cancels what is
+// pending in its own statement, which cannot see a step's rows committed beside it on
+// another connection; such a row is what this inserts.
+TEST_CASE_METHOD(delivery_fixture,
+                 "a pending page of an acknowledged incident is cancelled by the next "
+                 "claim, never sent") {
+  provision();
+  test::test_node node{db};
+  auto inc = node.trigger(org, "zombie").incident;
+  REQUIRE(sink.count() == 1);
+  REQUIRE(node.ack(org, inc.id).code == reply_code::ok);
+  auto key = std::to_string(inc.id) + ":0:1:hook:late";
+  db.sql().query(
+      "INSERT INTO delivery (org_id, incident_id, loop, step, channel, target, "
+      "idempotency_key, status, next_attempt_at, created_at) VALUES ($1, $2, "
+      "0, 1, 'hook', 'late', $3, 'PENDING', belay_ts($4), belay_ts($4))",
+      org, inc.id, key, node.now());
+  caf::anon_send(node.n.dispatcher, atom::nudge_v, org, std::string{"hook"});
+  node.run();
+  CHECK(delivery(inc.id, "late").str(0, 0) == "CANCELLED");
+  CHECK(delivery(inc.id, "late").int64(0, 1) == 0); // no attempt was made
+  CHECK(requests_for(key).empty());
+  CHECK(count("SELECT count(*) FROM delivery WHERE incident_id = $1 AND status = "
+              "'PENDING'",
+              inc.id) == 0);
+}
+
+TEST_CASE_METHOD(delivery_fixture,
+                 "a page that dead-letters after its incident was acknowledged starts no "
+                 "failover delivery") {
+  provision();
+  {
+    test::test_node node{db};
+    node.trigger({org, "late-dead", "t", "critical", "default", "{}", "{}", true});
+  }
+  db.sql().exec("UPDATE delivery SET status = 'PENDING', next_attempt_at = created_at");
+  auto now = test::simulated_epoch + 60'000'000;
+  storage::claim_request req{org, "hook", "node-a", now, now + 300'000'000, 10};
+  auto claimed = storage::claim_due(db.sql(), req);
+  REQUIRE(claimed.size() == 1);
+  // Acknowledged while the page was on the wire; then the endpoint answered 400.
+  auto id = claimed[0].delivery.incident_id;
+  transition_command ack{org, id, "", transition::ack, "alice", "native"};
+  REQUIRE(storage::apply_transition(db.sql(), ack, now).code == reply_code::ok);
+  channel_config ch;
+  ch.org_id = org;
+  ch.name = "hook";
+  ch.failover_to = "backup";
+  auto out = storage::record_outcomes(
+      db.sql(), {storage::outcome_of(claimed[0], ch, "node-a",
+                                     {false, true, false, "HTTP 400"}, now)});
+  REQUIRE(out.size() == 1);
+  CHECK(out[0].status == "DEAD");
+  CHECK(out[0].dead_letter_id.has_value()); // the failure itself is on record
+  CHECK_FALSE(out[0].failover_delivery_id.has_value());
+  CHECK(count("SELECT count(*) FROM delivery WHERE incident_id = $1 AND channel = "
+              "'backup'",
+              id) == 0);
+}
+
+TEST_CASE_METHOD(delivery_fixture,
+                 "a retry that an acknowledge cancelled leaves the channel's retry "
+                 "schedule once it is due") {
+  provision();
+  sink.script({500});
+  test::test_node node{db};
+  auto inc = node.trigger(org, "forgotten-retry").incident;
+  auto channels =
+      node.ask<std::vector<channel_actor>>(node.n.dispatcher, atom::children_v);
+  auto hook = std::find_if(channels.begin(), channels.end(), [&](const channel_actor& c) {
+    return node.ask<channel_view>(c, atom::view_v).config.name == "hook";
+  });
+  REQUIRE(hook != channels.end());
+  REQUIRE(node.ask<channel_view>(*hook, atom::view_v).retries.size() == 1);
+  REQUIRE(node.ack(org, inc.id).code == reply_code::ok);
+  node.advance(31s); // the retry would have been due after 30 s
+  CHECK(node.ask<channel_view>(*hook, atom::view_v).retries.empty());
+  CHECK(sink.count() == 1);
 }

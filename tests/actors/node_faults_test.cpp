@@ -112,3 +112,59 @@ TEST_CASE("a node killed mid-ladder: another node runs the rest, each step pagin
   CHECK(sent(1) == 1);
   CHECK(sent(2) == 1);
 }
+
+// "Nothing waits for ever": every connection belay holds goes silent at once, the way a
+// network path that died without a word would leave it (fresh connections work).
+TEST_CASE("connections that go silent are given up after the reply timeout: triggers "
+          "and /readyz carry on over fresh ones") {
+  test::test_database db;
+  test::postgres_proxy pg;
+  test::temp_file provisioning{test::two_orgs()};
+  auto belay = test::belay_process::serve(
+      pg.url(db),
+      {"--provision", provisioning.path(), "--node-id", "node-0",
+       "--db-statement-timeout-seconds", "1", "--listener-grace-seconds", "2"});
+  auto http = belay.client();
+  http.set_read_timeout(30, 0);
+  auto post = [&](const std::string& key) {
+    return test::to_reply(http.Post("/api/v1/incidents",
+                                    {{"Authorization", "Bearer alpha-key"}},
+                                    trigger_body(key), "application/json"));
+  };
+  for (int i = 0; i < 8; ++i) // every storage worker and pooled connection is open
+    REQUIRE(post("silent-warm-" + std::to_string(i)).status == 201);
+  REQUIRE(http.Get("/readyz")->status == 200);
+
+  pg.proxy.stall_open();
+  // Written on a silent connection, this one is settled by reading back after the reply
+  // timeout (1 s + 5 s): 201 if it committed, 503 if the database cannot tell.
+  auto during = post("silent-during");
+  INFO(belay.log());
+  CHECK((during.status == 201 || during.status == 503));
+  if (during.status == 201)
+    CHECK(count(db, "SELECT count(*) FROM incident WHERE dedup_key = 'silent-during'") ==
+          1);
+
+  // Every shard answers again, on fresh connections: a connection first used after it
+  // went silent costs its caller one 503 at most.
+  auto started = std::chrono::steady_clock::now();
+  int in_a_row = 0, failed = 0;
+  for (int i = 0; in_a_row < 8 && failed <= 4; ++i) {
+    auto r = post("silent-after-" + std::to_string(i));
+    in_a_row = r.status == 201 ? in_a_row + 1 : 0;
+    failed += r.status == 201 ? 0 : 1;
+  }
+  CHECK(in_a_row == 8);
+  CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds{25});
+  CHECK(test::eventually([&] { return http.Get("/readyz")->status == 200; },
+                         std::chrono::seconds{15}));
+  // Each of the incidents pages, the stalled one included if it was written.
+  CHECK(test::eventually(
+      [&] {
+        return count(db,
+                     "SELECT count(*) FROM incident i WHERE NOT EXISTS (SELECT 1 FROM "
+                     "delivery d WHERE d.incident_id = i.id AND d.step = 0 AND "
+                     "d.status = 'SENT')") == 0;
+      },
+      std::chrono::seconds{20}));
+}

@@ -157,6 +157,7 @@ struct fault_proxy::impl {
     int wake = make_eventfd();
     std::uint64_t generation = 0; // reset_all generation when accepted
     bool finished = false;
+    bool stalled = false; // stall_open(): held for the rest of its life
     std::thread thread;
     ~connection() { close(wake); }
   };
@@ -408,7 +409,7 @@ struct fault_proxy::impl {
         std::lock_guard lock{mutex};
         if (auto end = told(c); end != ending::none)
           return end;
-        hold = stalled;
+        hold = stalled || c.stalled;
       }
       pollfd fds[3] = {{c.wake, POLLIN, 0}};
       nfds_t count = 1;
@@ -561,6 +562,14 @@ void fault_proxy::stall(bool on) {
   impl_->stalled = on;
   for (auto& c : impl_->open)
     wake_up(c->wake);
+}
+
+void fault_proxy::stall_open() {
+  std::lock_guard lock{impl_->mutex};
+  for (auto& c : impl_->open) {
+    c->stalled = true;
+    wake_up(c->wake);
+  }
 }
 
 void fault_proxy::refuse(bool on) {

@@ -89,6 +89,9 @@ public:
   // While stalled, connections are accepted and connected upstream, but no byte is read
   // or written either way; bytes already read stay queued. stall(false) resumes them.
   void stall(bool on);
+  // Stalls the connections open now for the rest of their lives, as a network path that
+  // died silently would (a NAT that dropped their state); new connections are served.
+  void stall_open();
   // While refusing, each new connection is reset as soon as it is accepted: the client's
   // connect succeeds (the kernel completes the handshake), its first read or write fails
   // with ECONNRESET. Not ECONNREFUSED: the listening socket stays open.
