@@ -25,6 +25,8 @@ struct node_options {
   double poll_seconds = 5; // how often lapsed claims are released and channels polled
   double orphan_sweep_seconds = 5; // how often overdue incidents without an actor are
                                    // looked for (DESIGN.md section 13); 0: never
+  double retention_days =
+      90; // resolved incidents older are deleted by the sweep; 0: never
 };
 
 // Registers belay's message types and quiets CAF's own logger.
