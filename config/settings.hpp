@@ -24,6 +24,10 @@ struct settings {
   double poll_seconds = 5;
   double orphan_sweep_seconds = 5;
   int senders = 8;
+  double http_read_timeout_seconds = 10;
+  int api_rate_limit_per_minute = 6000;
+  std::string allowed_target_networks; // validated CIDR list (protocol/network.hpp)
+  int retention_days = 90;
   std::string config_file;
 };
 

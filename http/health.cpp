@@ -1,4 +1,5 @@
 #include "http/api.hpp"
+#include "http/routes.hpp"
 #include "storage/db.hpp"
 
 #include <httplib.h>
@@ -25,7 +26,7 @@ std::string status_json(const char* status, const std::string& reason) {
 
 } // namespace
 
-void add_health_routes(httplib::Server& http, api& a) {
+void add_health_routes(routes& http, api& a) {
   http.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
     res.set_content(status_json("ok", ""), "application/json");
   });
