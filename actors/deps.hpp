@@ -16,6 +16,9 @@ struct deps {
   std::string node_id;
   double lease_seconds = 30;
   double orphan_sweep_seconds = 5; // how often the registry sweeps for orphans; 0: never
+  // Resolved incidents older than this are deleted, a batch a minute, by the sweep
+  // (DESIGN.md section 13); 0: kept for ever.
+  double retention_days = 90;
   caf::timespan db_retry = std::chrono::seconds{1}; // back-off after a storage error
   // Every request to another actor has a deadline (DESIGN.md section 13): a storage
   // operation answers within the statement timeout plus the reply timeout's margin.

@@ -181,6 +181,13 @@ incident_actor::behavior_type incident(self_ptr self, incident_record rec,
         auto& rec = self->state.record;
         rec.event_count = std::max(rec.event_count, seen.event_count);
         rec.last_seen_at = std::max(rec.last_seen_at, seen.last_seen_at);
+        // A live event made a shadow incident live: storage re-issued its last step's
+        // shadowed pages (storage/triggers.cpp); the channels send them now.
+        if (rec.shadow && !seen.shadow) {
+          rec.shadow = false;
+          if (self->state.d.dispatcher)
+            self->send(self->state.d.dispatcher, atom::nudge_all_v);
+        }
       },
       [self](atom::view) {
         auto& st = self->state;

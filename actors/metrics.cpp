@@ -36,6 +36,15 @@ const std::map<std::string, std::pair<std::string, std::string>> known = {
     {name::orphans_adopted_total,
      {"counter", "Overdue incidents the orphan sweep found without a live actor and "
                  "adopted."}},
+    {name::inspector_snapshots_total,
+     {"counter", "Snapshots the console's live streams took (one per org a second, "
+                 "however many watch)."}},
+    {name::http_deadline_closed_total,
+     {"counter", "HTTP connections closed for sending a request too slowly."}},
+    {name::http_shed_total,
+     {"counter", "Requests answered 503 because every HTTP thread was busy and the "
+                 "queue full."}},
+    {name::rate_limited_total, {"counter", "Requests answered 429, by kind of key."}},
     {name::steps_unrouted_total,
      {"counter", "Schedules a fired step found nobody on call for."}},
     {name::deliveries_total, {"counter", "Delivery attempts, by channel and outcome."}},

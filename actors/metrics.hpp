@@ -32,6 +32,12 @@ inline constexpr const char* step_lateness_seconds = "belay_step_lateness_second
 inline constexpr const char* delivery_latency_seconds = "belay_delivery_latency_seconds";
 inline constexpr const char* lost_commits_total = "belay_lost_commits_total";
 inline constexpr const char* orphans_adopted_total = "belay_orphans_adopted_total";
+inline constexpr const char* inspector_snapshots_total =
+    "belay_inspector_snapshots_total";
+inline constexpr const char* http_deadline_closed_total =
+    "belay_http_deadline_closed_total";
+inline constexpr const char* http_shed_total = "belay_http_shed_total";
+inline constexpr const char* rate_limited_total = "belay_rate_limited_total";
 } // namespace name
 
 void count(const std::string& name, const labels& l = {}, double by = 1);

@@ -27,6 +27,8 @@ struct node_options {
                                    // looked for (DESIGN.md section 13); 0: never
   caf::timespan request_timeout = std::chrono::seconds{35}; // deadline of every request
   double listener_grace_seconds = 10; // a silent NOTIFY connection counts as lost
+  double retention_days =
+      90; // resolved incidents older are deleted by the sweep; 0: never
 };
 
 // Registers belay's message types and quiets CAF's own logger.

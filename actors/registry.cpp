@@ -187,6 +187,9 @@ void renew(self_ptr self) {
 // instead of one pass spawning thousands of actors and firing their steps at once.
 constexpr int orphans_per_sweep = 200;
 
+constexpr micros retention_interval = 60'000'000;
+constexpr int retention_batch = 500;
+
 // The orphan sweep (DESIGN.md section 13): non-resolved incidents with an overdue step
 // and no live holder get one here. A lost reply (a trigger write nobody could read back,
 // a takeover whose answer never came) or a node gone without a word leaves such
@@ -199,6 +202,13 @@ void sweep(self_ptr self) {
   storage::orphan_sweep req{owner(self), at,
                             at - static_cast<micros>(d.orphan_sweep_seconds * 1e6),
                             orphans_per_sweep};
+  // Retention rides on the sweep, one batch a minute: a backlog (the first start with
+  // retention) goes over many minutes instead of one long statement.
+  if (d.retention_days > 0 && at - self->state.retained_at >= retention_interval) {
+    self->state.retained_at = at;
+    req.resolved_before = at - static_cast<micros>(d.retention_days * 86'400e6);
+    req.retention_batch = retention_batch;
+  }
   self->request(d.storage, std::max<caf::timespan>(period, std::chrono::seconds{30}),
                 atom::sweep_v, std::move(req))
       .then(

@@ -25,7 +25,8 @@ struct registry_state {
   std::map<caf::actor_addr, int64_t> id_of; // for down messages
   registry_stats stats;
   bool stopping = false;
-  bool renewing = false; // the lease renewal runs from the first adoption on
+  bool renewing = false;  // the lease renewal runs from the first adoption on
+  micros retained_at = 0; // the last sweep that ran a retention pass
   deps d;
 };
 

@@ -448,6 +448,7 @@ storage_worker_actor::behavior_type storage_worker(worker_ptr self, std::string 
         return enqueue<std::vector<storage::held_incident>>(
             self, [sweep = std::move(sweep)](storage::connection& c) {
               storage::prune_trigger_marks(c, sweep.now - trigger_mark_lifetime);
+              storage::sweep_retention(c, sweep);
               return storage::adopt_orphans(c, sweep);
             });
       },

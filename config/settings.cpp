@@ -1,5 +1,6 @@
 #include "config/settings.hpp"
 
+#include "protocol/network.hpp"
 #include "storage/db.hpp"
 
 #include <cstdlib>
@@ -56,6 +57,20 @@ const std::vector<setting_info>& setting_table() {
       {"listener-grace-seconds", "BELAY_LISTENER_GRACE_SECONDS", "10",
        "the NOTIFY listener probes its connection every 5 s; no answer within this "
        "long counts as lost: it reconnects and catches up"},
+      {"http-read-timeout-seconds", "BELAY_HTTP_READ_TIMEOUT_SECONDS", "10",
+       "a client sends a request's headers within this (from its connection or its "
+       "previous answer), and a request is answered within three times this (live "
+       "streams excepted); slower connections are closed"},
+      {"api-rate-limit-per-minute", "BELAY_API_RATE_LIMIT_PER_MINUTE", "6000",
+       "requests a minute per API key, on each node (a token bucket; over it 429 with "
+       "Retry-After)"},
+      {"allowed-target-networks", "BELAY_ALLOWED_TARGET_NETWORKS", "",
+       "comma-separated CIDR list (IPv4, IPv6) of non-public networks that webhook, "
+       "Slack, Twilio and SMTP targets may be in; loopback, private, link-local and "
+       "metadata addresses are refused otherwise"},
+      {"retention-days", "BELAY_RETENTION_DAYS", "90",
+       "resolved incidents older than this are deleted, with their timelines, "
+       "deliveries and dead letters"},
   };
   return table;
 }
@@ -133,6 +148,17 @@ void apply(settings& s, const std::string& key, const std::string& value,
     s.db_acquire_timeout_seconds = to_seconds(name, value);
   else if (key == "listener-grace-seconds")
     s.listener_grace_seconds = to_seconds(name, value);
+  else if (key == "http-read-timeout-seconds")
+    s.http_read_timeout_seconds = to_seconds(name, value);
+  else if (key == "api-rate-limit-per-minute")
+    s.api_rate_limit_per_minute = to_int(name, value, 1);
+  else if (key == "allowed-target-networks") {
+    auto parsed = protocol::parse_cidr_list(value);
+    if (auto* why = std::get_if<std::string>(&parsed))
+      throw std::invalid_argument(name + ": " + *why);
+    s.allowed_target_networks = value;
+  } else if (key == "retention-days")
+    s.retention_days = to_int(name, value, 1);
   else
     throw std::invalid_argument(where + "unknown setting '" + key + "' (see --help)");
 }
@@ -203,8 +229,13 @@ settings load_settings(const std::vector<std::string>& args) {
                                            : "";
   if (!file.empty())
     apply_file(s, file);
-  for (auto& [k, v] : env)
-    apply(s, k, v, "environment: ");
+  for (auto& [k, v] : env) {
+    std::string variable;
+    for (auto& info : setting_table())
+      if (info.flag == k)
+        variable = info.env;
+    apply(s, k, v, "environment " + variable + ": ");
+  }
   for (auto& [k, v] : flags)
     apply(s, k, v, "--");
   s.config_file = file;
@@ -231,7 +262,8 @@ std::string describe(const settings& s) {
   out << "listen=" << s.listen << ":" << s.port
       << " database=" << storage::redact_url(s.database_url)
       << " http_threads=" << s.http_threads << " db_connections=" << s.db_connections
-      << " node=" << s.node_id
+      << " node=" << s.node_id << " allowed_target_networks="
+      << (s.allowed_target_networks.empty() ? "-" : s.allowed_target_networks)
       << " provision=" << (s.provision.empty() ? "-" : s.provision);
   return out.str();
 }

@@ -29,6 +29,10 @@ struct settings {
   int db_keepalive_seconds = 10;
   double db_acquire_timeout_seconds = 5;
   double listener_grace_seconds = 10;
+  double http_read_timeout_seconds = 10;
+  int api_rate_limit_per_minute = 6000;
+  std::string allowed_target_networks; // validated CIDR list (protocol/network.hpp)
+  int retention_days = 90;
   std::string config_file;
 };
 

@@ -13,9 +13,6 @@
 namespace caf {
 class actor_system;
 }
-namespace httplib {
-class Server;
-}
 
 namespace belay {
 
@@ -23,6 +20,8 @@ namespace storage {
 class pool;
 }
 class key_store;
+class connection_guard;
+class routes;
 
 struct api {
   caf::actor_system& sys;
@@ -40,16 +39,18 @@ struct api {
   // (unset: nothing to ask).
   storage_router_actor storage{};
   std::function<bool()> listening{};
-  caller_pool callers{}; // for ask(); declared after sys, so destroyed before it
+  connection_guard* connections = nullptr; // the server's, once it exists
+  size_t max_streams = 16; // console live streams at once (each holds an HTTP thread)
+  caller_pool callers{};   // for ask(); declared after sys, so destroyed before it
 };
 
-void add_health_routes(httplib::Server& http, api& a);
-void add_incident_routes(httplib::Server& http, api& a);
-void add_ingest_routes(httplib::Server& http, api& a);
-void add_dead_letter_routes(httplib::Server& http, api& a);
-void add_inspector_routes(httplib::Server& http, api& a);
-void add_metrics_routes(httplib::Server& http, api& a);
-void add_schedule_routes(httplib::Server& http, api& a);
+void add_health_routes(routes& http, api& a);
+void add_incident_routes(routes& http, api& a);
+void add_ingest_routes(routes& http, api& a);
+void add_dead_letter_routes(routes& http, api& a);
+void add_inspector_routes(routes& http, api& a);
+void add_metrics_routes(routes& http, api& a);
+void add_schedule_routes(routes& http, api& a);
 
 // 512 KiB: larger bodies are refused with 413 before any handler runs.
 inline constexpr size_t max_body_bytes = 512 * 1024;

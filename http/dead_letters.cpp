@@ -13,9 +13,16 @@ void list(api& a, const httplib::Request& req, httplib::Response& res) {
   auto org = authenticate(a, req, res);
   if (!org)
     return;
+  // Newest first, 500 a page (as before cursors); ?after= takes the older ones.
+  auto params = page_params(req, res, 500, 500);
+  if (!params)
+    return;
   auto conn = a.db.acquire();
-  reply_json(res, 200,
-             protocol::render_dead_letters(storage::list_dead_letters(*conn, *org, 500)));
+  auto page = storage::list_dead_letters(*conn, *org, params->after, params->limit);
+  std::optional<std::string> next;
+  if (page.next_before)
+    next = std::to_string(*page.next_before);
+  reply_json(res, 200, protocol::render_dead_letters(page.dead_letters, next));
 }
 
 void replay(api& a, const httplib::Request& req, httplib::Response& res) {
@@ -44,12 +51,13 @@ void replay(api& a, const httplib::Request& req, httplib::Response& res) {
 
 } // namespace
 
-void add_dead_letter_routes(httplib::Server& http, api& a) {
+void add_dead_letter_routes(routes& http, api& a) {
   http.Get("/api/v1/dead-letters", [&a](const httplib::Request& req,
                                         httplib::Response& res) { list(a, req, res); });
   http.Post(
       R"(/api/v1/dead-letters/([^/]+)/replay)",
-      [&a](const httplib::Request& req, httplib::Response& res) { replay(a, req, res); });
+      [&a](const httplib::Request& req, httplib::Response& res) { replay(a, req, res); },
+      api_key_check(a));
 }
 
 } // namespace belay

@@ -2,6 +2,7 @@
 // component in turn, with a short deadline each, so that a hung component turns it 503
 // instead of hanging the probe (DESIGN.md section 13).
 #include "http/api.hpp"
+#include "http/routes.hpp"
 #include "storage/db.hpp"
 
 #include <caf/scoped_actor.hpp>
@@ -79,7 +80,7 @@ std::string actor_problem(api& a, const Handle& whom, Ts&&... xs) {
 
 } // namespace
 
-void add_health_routes(httplib::Server& http, api& a) {
+void add_health_routes(routes& http, api& a) {
   http.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
     res.set_content(R"({"status":"ok"})", "application/json");
   });

@@ -63,8 +63,8 @@ void create(api& a, const httplib::Request& req, httplib::Response& res) {
   if (auto* err = std::get_if<protocol::error>(&parsed))
     return reply_error(res, *err);
   auto& t = std::get<0>(parsed);
-  trigger_command cmd{*org,     t.dedup_key,    t.title,  t.severity,
-                      t.policy, t.details_json, req.body, false};
+  trigger_command cmd{*org,     t.dedup_key,    t.title,        t.severity,
+                      t.policy, t.details_json, t.payload_json, false};
   auto r = ask_trigger(a, res, std::move(cmd));
   if (!r)
     return;
@@ -85,29 +85,26 @@ void list(api& a, const httplib::Request& req, httplib::Response& res) {
     return reply_error(res, 400, "invalid_value",
                        "status must be OPEN, ACKNOWLEDGED, EXHAUSTED or RESOLVED",
                        "status");
-  int limit = 50;
-  if (req.has_param("limit")) {
-    auto n = parse_id(req.get_param_value("limit"));
-    if (!n || *n < 1 || *n > 500)
-      return reply_error(res, 400, "invalid_value", "limit must be between 1 and 500",
-                         "limit");
-    limit = static_cast<int>(*n);
-  }
-  int64_t after = 0;
-  if (req.has_param("after")) {
-    auto n = parse_id(req.get_param_value("after"));
-    if (!n)
-      return reply_error(res, 400, "invalid_value", "after must be a cursor from 'next'",
-                         "after");
-    after = *n;
-  }
+  auto params = page_params(req, res, 50, 500);
+  if (!params)
+    return;
   auto conn = a.db.acquire();
-  auto page = storage::list_incidents(*conn, *org, status, limit, after);
+  auto page = storage::list_incidents(*conn, *org, status, params->limit, params->after);
   std::optional<std::string> next;
   if (page.next_after)
     next = std::to_string(*page.next_after);
   reply_json(res, 200, protocol::render_incident_list(page.incidents, next));
 }
+
+std::optional<std::string> cursor(const std::optional<int64_t>& next) {
+  if (!next)
+    return std::nullopt;
+  return std::to_string(*next);
+}
+
+// Timelines and deliveries come a page at a time: 500 of each with the incident, more
+// through …/timeline and …/deliveries with the cursors the detail answers.
+constexpr int max_page = 500;
 
 void show(api& a, const httplib::Request& req, httplib::Response& res) {
   auto org = authenticate(a, req, res);
@@ -116,34 +113,81 @@ void show(api& a, const httplib::Request& req, httplib::Response& res) {
   auto id = parse_id(req.matches[1]);
   if (!id)
     return not_found(res);
+  auto params = page_params(req, res, max_page, max_page);
+  if (!params)
+    return;
   auto conn = a.db.acquire();
   auto held = storage::load_incident(*conn, *org, *id);
   if (!held)
     return not_found(res);
+  auto timeline = storage::load_timeline(*conn, *org, *id, 0, params->limit);
+  auto deliveries = storage::load_deliveries(*conn, *org, *id, 0, params->limit);
   reply_json(res, 200,
              protocol::render_incident_detail(
-                 held->incident, storage::load_timeline(*conn, *org, *id),
-                 storage::load_deliveries(*conn, *org, *id)));
+                 held->incident, timeline.entries, deliveries.deliveries,
+                 cursor(timeline.next_after), cursor(deliveries.next_after)));
+}
+
+// GET …/timeline and …/deliveries: the incident's lists, a page at a time.
+template <class Page>
+void show_list(api& a, const httplib::Request& req, httplib::Response& res, Page page) {
+  auto org = authenticate(a, req, res);
+  if (!org)
+    return;
+  auto id = parse_id(req.matches[1]);
+  if (!id)
+    return not_found(res);
+  auto params = page_params(req, res, max_page, max_page);
+  if (!params)
+    return;
+  auto conn = a.db.acquire();
+  if (!storage::load_incident(*conn, *org, *id))
+    return not_found(res);
+  reply_json(res, 200, page(*conn, *org, *id, *params));
+}
+
+std::string timeline_page(storage::connection& c, int64_t org, int64_t id,
+                          const page_request& p) {
+  auto page = storage::load_timeline(c, org, id, p.after, p.limit);
+  return protocol::render_timeline_page(page.entries, cursor(page.next_after));
+}
+
+std::string delivery_page(storage::connection& c, int64_t org, int64_t id,
+                          const page_request& p) {
+  auto page = storage::load_deliveries(c, org, id, p.after, p.limit);
+  return protocol::render_delivery_page(page.deliveries, cursor(page.next_after));
 }
 
 } // namespace
 
-void add_incident_routes(httplib::Server& http, api& a) {
-  http.Post("/api/v1/incidents", [&a](const httplib::Request& req,
-                                      httplib::Response& res) { create(a, req, res); });
+void add_incident_routes(routes& http, api& a) {
+  http.Post(
+      "/api/v1/incidents",
+      [&a](const httplib::Request& req, httplib::Response& res) { create(a, req, res); },
+      api_key_check(a));
   http.Get("/api/v1/incidents", [&a](const httplib::Request& req,
                                      httplib::Response& res) { list(a, req, res); });
   http.Get(
       R"(/api/v1/incidents/([^/]+))",
       [&a](const httplib::Request& req, httplib::Response& res) { show(a, req, res); });
+  http.Get(R"(/api/v1/incidents/([^/]+)/timeline)",
+           [&a](const httplib::Request& req, httplib::Response& res) {
+             show_list(a, req, res, timeline_page);
+           });
+  http.Get(R"(/api/v1/incidents/([^/]+)/deliveries)",
+           [&a](const httplib::Request& req, httplib::Response& res) {
+             show_list(a, req, res, delivery_page);
+           });
   http.Post(R"(/api/v1/incidents/([^/]+)/ack)",
             [&a](const httplib::Request& req, httplib::Response& res) {
               transit(a, req, res, transition::ack);
-            });
+            },
+            api_key_check(a));
   http.Post(R"(/api/v1/incidents/([^/]+)/resolve)",
             [&a](const httplib::Request& req, httplib::Response& res) {
               transit(a, req, res, transition::resolve);
-            });
+            },
+            api_key_check(a));
 }
 
 } // namespace belay

@@ -1,6 +1,7 @@
 // Ingest in the formats monitors already speak: PagerDuty Events API v2 and the
 // Prometheus Alertmanager webhook (DESIGN.md section 5).
 #include "actors/actors.hpp"
+#include "actors/metrics.hpp"
 #include "http/keys.hpp"
 #include "http/respond.hpp"
 #include "protocol/alertmanager.hpp"
@@ -29,21 +30,25 @@ void pagerduty(api& a, const httplib::Request& req, httplib::Response& res) {
   if (auto* errors = std::get_if<std::vector<std::string>>(&parsed))
     return reply_json(res, 400, protocol::render_pd_invalid(*errors));
   auto& ev = std::get<protocol::pd_event>(parsed);
-  auto integration = a.keys.integration_for(ev.routing_key);
-  if (!integration || integration->type != "events")
+  auto admitted = a.keys.admit_integration(ev.routing_key);
+  if (!admitted.found || admitted.value.type != "events")
     return reply_json(res, 400, protocol::render_pd_invalid({"Invalid routing key"}));
+  if (admitted.retry_after_seconds > 0) {
+    metrics::count(metrics::name::rate_limited_total, {{"key", "integration"}});
+    res.set_header("Retry-After", std::to_string(admitted.retry_after_seconds));
+    return reply_json(res, 429,
+                      protocol::render_pd_throttled(
+                          "Requests for this routing key are over its rate limit; retry "
+                          "after " +
+                          std::to_string(admitted.retry_after_seconds) + " s"));
+  }
+  auto* integration = &admitted.value;
   if (ev.event_action == "trigger") {
     if (ev.dedup_key.empty())
       ev.dedup_key = generated_dedup_key();
-    trigger_command cmd{integration->org_id,
-                        ev.dedup_key,
-                        ev.summary,
-                        ev.severity,
-                        integration->policy,
-                        ev.details_json,
-                        req.body,
-                        integration->shadow,
-                        "events"};
+    trigger_command cmd{integration->org_id, ev.dedup_key,        ev.summary,
+                        ev.severity,         integration->policy, ev.details_json,
+                        ev.payload_json,     integration->shadow, "events"};
     auto r = ask_trigger(a, res, std::move(cmd));
     if (!r)
       return;
@@ -132,16 +137,39 @@ bool resolve(api& a, httplib::Response& res, const storage::integration_row& int
   return true;
 }
 
-void alertmanager(api& a, const httplib::Request& req, httplib::Response& res) {
+// The integration of the request this thread serves, once its key was checked (before
+// the body is read).
+struct am_caller {
+  const httplib::Request* request = nullptr;
+  storage::integration_row integration;
+};
+thread_local am_caller am_current;
+
+bool alertmanager_key(api& a, const httplib::Request& req, httplib::Response& res) {
   auto key = bearer_key(req);
-  if (key.empty())
-    return reply_error(
-        res, 401, "missing_key",
-        "send an alertmanager integration key as 'Authorization: Bearer <key>'");
-  auto integration = a.keys.integration_for(key);
-  if (!integration || integration->type != "alertmanager")
-    return reply_error(res, 401, "unknown_key",
-                       "the alertmanager integration key is not known");
+  if (key.empty()) {
+    reply_error(res, 401, "missing_key",
+                "send an alertmanager integration key as 'Authorization: Bearer <key>'");
+    return false;
+  }
+  auto admitted = a.keys.admit_integration(key);
+  if (!admitted.found || admitted.value.type != "alertmanager") {
+    reply_error(res, 401, "unknown_key", "the alertmanager integration key is not known");
+    return false;
+  }
+  if (admitted.retry_after_seconds > 0) {
+    reply_rate_limited(res, admitted.retry_after_seconds, "this integration key");
+    return false;
+  }
+  am_current = {&req, std::move(admitted.value)};
+  return true;
+}
+
+void alertmanager(api& a, const httplib::Request& req, httplib::Response& res) {
+  if (am_current.request != &req && !alertmanager_key(a, req, res))
+    return;
+  am_current.request = nullptr;
+  auto integration = &am_current.integration;
   auto parsed = protocol::parse_alertmanager(req.body);
   if (auto* err = std::get_if<protocol::error>(&parsed))
     return reply_error(res, *err);
@@ -155,14 +183,19 @@ void alertmanager(api& a, const httplib::Request& req, httplib::Response& res) {
 
 } // namespace
 
-void add_ingest_routes(httplib::Server& http, api& a) {
+void add_ingest_routes(routes& http, api& a) {
+  // The routing key is in the body: read first, then checked.
   http.Post("/v2/enqueue", [&a](const httplib::Request& req, httplib::Response& res) {
     pagerduty(a, req, res);
   });
-  http.Post("/api/v1/integrations/alertmanager",
-            [&a](const httplib::Request& req, httplib::Response& res) {
-              alertmanager(a, req, res);
-            });
+  http.Post(
+      "/api/v1/integrations/alertmanager",
+      [&a](const httplib::Request& req, httplib::Response& res) {
+        alertmanager(a, req, res);
+      },
+      [&a](const httplib::Request& req, httplib::Response& res) {
+        return alertmanager_key(a, req, res);
+      });
 }
 
 } // namespace belay

@@ -1,12 +1,17 @@
 // The inspector: a live view of this node's actors as JSON, as server-sent events,
 // and as the console page (assets compiled into the binary).
 #include "actors/actors.hpp"
+#include "actors/metrics.hpp"
+#include "http/connections.hpp"
 #include "http/respond.hpp"
 #include "protocol/inspector_json.hpp"
 #include "storage/db.hpp"
 #include "storage/deliveries.hpp"
 
 #include <algorithm>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <thread>
 
 namespace belay::embedded {
@@ -64,20 +69,87 @@ void inspect(api& a, const httplib::Request& req, httplib::Response& res) {
     reply_json(res, 200, protocol::render_inspector(*s));
 }
 
+// The live streams of one node share their snapshots: one per org a tick, however many
+// consoles watch it, taken by whichever stream finds the last one a tick old (the
+// others of that org wait for it and send the same bytes).
+class stream_hub {
+public:
+  using event = std::shared_ptr<const std::string>;
+
+  event latest(api& a, int64_t org) {
+    std::shared_ptr<entry> e;
+    {
+      std::lock_guard lock{mutex_};
+      auto& slot = entries_[{&a, org}];
+      if (!slot)
+        slot = std::make_shared<entry>();
+      e = slot;
+    }
+    std::lock_guard lock{e->mutex}; // one org's streams only; held while it is taken
+    auto now = std::chrono::steady_clock::now();
+    if (e->current && now - e->taken_at < tick - std::chrono::milliseconds{50})
+      return e->current;
+    httplib::Response scratch;
+    auto s = snapshot(a, org, scratch);
+    e->current = std::make_shared<const std::string>(
+        s ? "event: snapshot\ndata: " + protocol::render_inspector(*s) + "\n\n"
+          : "event: error\ndata: " + scratch.body + "\n\n");
+    e->taken_at = now;
+    metrics::count(metrics::name::inspector_snapshots_total);
+    return e->current;
+  }
+
+  // Streams may hold at most this many HTTP threads at once (the rest serve ingest).
+  bool enter(size_t limit) {
+    std::lock_guard lock{mutex_};
+    if (open_ >= limit)
+      return false;
+    ++open_;
+    return true;
+  }
+  void leave() {
+    std::lock_guard lock{mutex_};
+    --open_;
+  }
+
+  static constexpr std::chrono::milliseconds tick{1000};
+
+private:
+  struct entry {
+    std::mutex mutex;
+    event current;
+    std::chrono::steady_clock::time_point taken_at;
+  };
+  std::mutex mutex_;
+  std::map<std::pair<const api*, int64_t>, std::shared_ptr<entry>> entries_;
+  size_t open_ = 0;
+};
+
+stream_hub& hub() {
+  static stream_hub h;
+  return h;
+}
+
 // One snapshot a second, as server-sent events, until the client goes or we stop.
 void stream(api& a, const httplib::Request& req, httplib::Response& res) {
   auto org = authenticate(a, req, res);
   if (!org)
     return;
+  if (!hub().enter(a.max_streams)) {
+    res.set_header("Retry-After", "5");
+    return reply_error(res, 503, "too_many_streams",
+                       "this node serves " + std::to_string(a.max_streams) +
+                           " live streams at most; retry later or poll "
+                           "/api/v1/inspector");
+  }
+  if (a.connections)
+    a.connections->streaming();
   res.set_header("Cache-Control", "no-cache");
   res.set_chunked_content_provider(
-      "text/event-stream", [&a, org = *org](size_t, httplib::DataSink& sink) {
-        httplib::Response scratch;
-        auto s = snapshot(a, org, scratch);
-        std::string event =
-            s ? "event: snapshot\ndata: " + protocol::render_inspector(*s) + "\n\n"
-              : "event: error\ndata: " + scratch.body + "\n\n";
-        if (!sink.write(event.data(), event.size()))
+      "text/event-stream",
+      [&a, org = *org](size_t, httplib::DataSink& sink) {
+        auto event = hub().latest(a, org);
+        if (!sink.write(event->data(), event->size()))
           return false;
         for (int i = 0; i < 10 && !a.stopping && sink.is_writable(); ++i)
           std::this_thread::sleep_for(std::chrono::milliseconds{100});
@@ -86,7 +158,8 @@ void stream(api& a, const httplib::Request& req, httplib::Response& res) {
           return false;
         }
         return true;
-      });
+      },
+      [](bool) { hub().leave(); });
 }
 
 std::string content_type(std::string_view file) {
@@ -116,7 +189,7 @@ void asset(const std::string& name, httplib::Response& res) {
 
 } // namespace
 
-void add_inspector_routes(httplib::Server& http, api& a) {
+void add_inspector_routes(routes& http, api& a) {
   http.Get("/api/v1/inspector", [&a](const httplib::Request& req,
                                      httplib::Response& res) { inspect(a, req, res); });
   http.Get(

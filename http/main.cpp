@@ -2,6 +2,7 @@
 #include "actors/actors.hpp"
 #include "actors/clock.hpp"
 #include "actors/node.hpp"
+#include "actors/transport/transport.hpp"
 #include "config/settings.hpp"
 #include "http/inspect_cli.hpp"
 #include "http/keys.hpp"
@@ -35,6 +36,9 @@ const char* usage =
 Usage:
   belay serve [flags]     run a node: migrate, provision, re-adopt incidents, serve HTTP
   belay migrate [flags]   apply database migrations and exit
+  belay provision --check FILE [flags]
+                          validate a provisioning file and print what applying it would
+                          change (with a database), changing nothing; exit 0 when valid
   belay inspect [--url URL] [--key KEY]   a node's live actors as tables (key: $BELAY_API_KEY)
   belay --help | --version
 
@@ -55,13 +59,20 @@ std::string read_file(const std::string& path) {
   return ss.str();
 }
 
-void provision(belay::storage::connection& conn, const std::string& path) {
+belay::protocol::provisioning parse_file(const std::string& path) {
   auto parsed = belay::protocol::parse_provisioning(read_file(path));
   if (auto* err = std::get_if<belay::protocol::error>(&parsed))
     throw std::runtime_error("provisioning file '" + path +
                              "': " + (err->field.empty() ? "" : err->field + ": ") +
                              err->message);
-  auto report = belay::storage::apply_provisioning(conn, std::get<0>(parsed));
+  return std::get<0>(std::move(parsed));
+}
+
+void provision(belay::storage::connection& conn, const std::string& path) {
+  auto parsed = parse_file(path);
+  auto report = belay::storage::apply_provisioning(conn, parsed);
+  for (auto& change : report.changes)
+    spdlog::info("provisioning: {}", change);
   spdlog::info("provisioned {} org(s) from {}: {} row(s) changed", report.orgs, path,
                report.changed_rows);
 }
@@ -108,6 +119,49 @@ caf::behavior watchdog(caf::stateful_actor<watchdog_state>* self, caf::actor reg
   return {[](caf::unit_t) {}};
 }
 
+// belay provision --check FILE: the file's problems, or what applying it would change.
+// Changes nothing: the changes are computed in a transaction that is rolled back.
+int check_provisioning(const std::vector<std::string>& args) {
+  std::vector<std::string> rest;
+  std::string file;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--check" && i + 1 < args.size())
+      file = args[++i];
+    else if (args[i].rfind("--check=", 0) == 0)
+      file = args[i].substr(8);
+    else
+      rest.push_back(args[i]);
+  }
+  if (file.empty()) {
+    std::cerr
+        << "belay provision: give the file to check: belay provision --check FILE\n";
+    return 2;
+  }
+  belay::protocol::provisioning parsed;
+  try {
+    parsed = parse_file(file);
+  } catch (const std::exception& e) {
+    std::cerr << "belay: " << e.what() << "\n";
+    return 1;
+  }
+  auto s = belay::load_settings(rest);
+  std::cout << file << ": valid (" << parsed.orgs.size() << " org(s))\n";
+  if (s.database_url.empty()) {
+    std::cout << "no database given (--database-url or DATABASE_URL): what applying it "
+                 "would change is not known\n";
+    return 0;
+  }
+  belay::storage::connection conn{s.database_url};
+  auto report = belay::storage::apply_provisioning(conn, parsed, true);
+  if (report.changes.empty())
+    std::cout << "applying it would change nothing\n";
+  else
+    std::cout << "applying it would make " << report.changes.size() << " change(s):\n";
+  for (auto& change : report.changes)
+    std::cout << "  " << change << "\n";
+  return 0;
+}
+
 int serve(const belay::settings& s) {
   // Signals are taken synchronously by this thread; every other thread inherits the mask.
   sigset_t stop_signals;
@@ -122,6 +176,9 @@ int serve(const belay::settings& s) {
   limits.keepalive_idle_seconds = s.db_keepalive_seconds;
   belay::storage::set_connection_limits(limits);
   prepare_database(s);
+  belay::transport::set_allowed_target_networks(
+      std::get<std::vector<belay::protocol::cidr>>(
+          belay::protocol::parse_cidr_list(s.allowed_target_networks)));
 
   caf::actor_system_config cfg;
   belay::configure(cfg);
@@ -141,6 +198,7 @@ int serve(const belay::settings& s) {
   opts.claim_lease_seconds = s.claim_lease_seconds;
   opts.poll_seconds = s.poll_seconds;
   opts.orphan_sweep_seconds = s.orphan_sweep_seconds;
+  opts.retention_days = s.retention_days;
   opts.listener_grace_seconds = s.listener_grace_seconds;
   // A storage operation answers within the statement timeout, or its connection is
   // closed 5 s after that: a request waits a little longer than both.
@@ -166,7 +224,9 @@ int serve(const belay::settings& s) {
   belay::storage::pool db{
       s.database_url, static_cast<size_t>(s.db_connections),
       std::chrono::milliseconds{std::llround(s.db_acquire_timeout_seconds * 1000)}};
-  belay::key_store keys{db};
+  belay::key_store_options key_options;
+  key_options.api_rate_per_minute = s.api_rate_limit_per_minute;
+  belay::key_store keys{db, key_options};
   belay::node_info info{s.node_id, BELAY_VERSION, node.d.clock.at(sys.clock().now()), 0};
   belay::api a{sys, node.registry, node.triggers, node.dispatcher,
                db,  keys,          info,          opts.storage_workers};
@@ -174,7 +234,9 @@ int serve(const belay::settings& s) {
   a.storage = node.storage;
   if (auto listener = node.listener)
     a.listening = [listener] { return listener->listening(); };
-  belay::server http{a, s.http_threads};
+  a.max_streams = static_cast<size_t>(std::max(1, s.http_threads / 4));
+  belay::server http{a,
+                     belay::server_options{s.http_threads, s.http_read_timeout_seconds}};
   int port = http.bind(s.listen, s.port);
   if (port < 0) {
     spdlog::error("cannot listen on {}:{} (address in use?)", s.listen, s.port);
@@ -212,6 +274,17 @@ int main(int argc, char** argv) {
   args.erase(args.begin());
   if (command == "inspect")
     return belay::run_inspect(args);
+  if (command == "provision") {
+    try {
+      return check_provisioning(args);
+    } catch (const std::invalid_argument& e) {
+      std::cerr << "belay: " << e.what() << "\n";
+      return 2;
+    } catch (const std::exception& e) {
+      std::cerr << "belay: " << e.what() << "\n";
+      return 1;
+    }
+  }
   for (auto& a : args) {
     if (a == "--help" || a == "-h") {
       std::cout << usage << belay::settings_help();

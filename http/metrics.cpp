@@ -8,7 +8,7 @@
 
 namespace belay {
 
-void add_metrics_routes(httplib::Server& http, api& a) {
+void add_metrics_routes(routes& http, api& a) {
   http.Get("/metrics", [&a](const httplib::Request&, httplib::Response& res) {
     {
       auto conn = a.db.acquire();

@@ -1,11 +1,53 @@
 #include "http/respond.hpp"
 
+#include "actors/metrics.hpp"
 #include "http/keys.hpp"
 #include "protocol/text.hpp"
 
 #include <cctype>
+#include <memory>
 
 namespace belay {
+
+namespace {
+
+// The caller of the request this thread serves, once authenticated (see authenticate).
+struct caller {
+  const httplib::Request* request = nullptr;
+  int64_t org = 0;
+};
+thread_local caller current;
+
+} // namespace
+
+void close_after_reply(httplib::Response& res) {
+  auto body = std::make_shared<std::string>(std::move(res.body));
+  res.body.clear();
+  auto type = res.get_header_value("Content-Type");
+  res.set_header("Connection", "close");
+  // cpp-httplib ends a connection whose content provider gives up: this one writes the
+  // whole reply first.
+  res.set_content_provider(body->size(), type.empty() ? "text/plain" : type.c_str(),
+                           [body](size_t offset, size_t length, httplib::DataSink& sink) {
+                             sink.write(body->data() + offset, length);
+                             return false;
+                           });
+}
+
+void reply_rate_limited(httplib::Response& res, int64_t retry_after_seconds,
+                        const std::string& what) {
+  metrics::count(
+      metrics::name::rate_limited_total,
+      {{"key", what.find("API") != std::string::npos ? "api" : "integration"}});
+  res.set_header("Retry-After", std::to_string(retry_after_seconds));
+  reply_error(res, 429, "rate_limited",
+              what + " is over its rate limit; retry after " +
+                  std::to_string(retry_after_seconds) + " s");
+}
+
+void begin_request(const httplib::Request&) {
+  current = {};
+}
 
 std::string bearer_key(const httplib::Request& req) {
   // The scheme is case-insensitive (RFC 7235): "bearer", "BEARER" and "Bearer" are one.
@@ -27,16 +69,62 @@ std::string bearer_key(const httplib::Request& req) {
 
 std::optional<int64_t> authenticate(api& a, const httplib::Request& req,
                                     httplib::Response& res) {
+  if (current.request == &req)
+    return current.org;
   auto key = bearer_key(req);
   if (key.empty()) {
     reply_error(res, 401, "missing_key",
                 "send the org API key as 'Authorization: Bearer <key>'");
     return std::nullopt;
   }
-  auto org = a.keys.org_for(key);
-  if (!org)
+  auto admitted = a.keys.admit_api_key(key);
+  if (!admitted.found) {
     reply_error(res, 401, "unknown_key", "the API key is not known");
-  return org;
+    return std::nullopt;
+  }
+  if (admitted.retry_after_seconds > 0) {
+    reply_rate_limited(res, admitted.retry_after_seconds, "this API key");
+    return std::nullopt;
+  }
+  current = {&req, admitted.value};
+  return admitted.value;
+}
+
+std::optional<page_request> page_params(const httplib::Request& req,
+                                        httplib::Response& res, int default_limit,
+                                        int max_limit) {
+  auto number = [](const std::string& text) -> std::optional<int64_t> {
+    if (text.empty() || text.size() > 18 ||
+        text.find_first_not_of("0123456789") != std::string::npos)
+      return std::nullopt;
+    return std::stoll(text);
+  };
+  page_request page{default_limit, 0};
+  if (req.has_param("limit")) {
+    auto n = number(req.get_param_value("limit"));
+    if (!n || *n < 1 || *n > max_limit) {
+      reply_error(res, 400, "invalid_value",
+                  "limit must be between 1 and " + std::to_string(max_limit), "limit");
+      return std::nullopt;
+    }
+    page.limit = static_cast<int>(*n);
+  }
+  if (req.has_param("after")) {
+    auto n = number(req.get_param_value("after"));
+    if (!n) {
+      reply_error(res, 400, "invalid_value", "after must be a cursor from 'next'",
+                  "after");
+      return std::nullopt;
+    }
+    page.after = *n;
+  }
+  return page;
+}
+
+route_check api_key_check(api& a) {
+  return [&a](const httplib::Request& req, httplib::Response& res) {
+    return authenticate(a, req, res).has_value();
+  };
 }
 
 } // namespace belay

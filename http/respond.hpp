@@ -3,6 +3,7 @@
 #pragma once
 
 #include "http/api.hpp"
+#include "http/routes.hpp"
 #include "protocol/error.hpp"
 
 #include <algorithm>
@@ -33,12 +34,38 @@ inline void reply_error(httplib::Response& res, int status, std::string code,
                                    std::move(field)});
 }
 
+// Ends the connection once this reply is written: for a reply sent before the request's
+// body was read (cpp-httplib would otherwise read the body as the next request).
+void close_after_reply(httplib::Response& res);
+
+// 429 with Retry-After.
+void reply_rate_limited(httplib::Response& res, int64_t retry_after_seconds,
+                        const std::string& what);
+
+// Called once per request before its route: forgets the previous request's caller.
+void begin_request(const httplib::Request& req);
+
 // The key of "Authorization: Bearer <key>", or empty.
 std::string bearer_key(const httplib::Request& req);
 
-// Resolves the caller's org from its API key, or answers 401 and returns nullopt.
+// Resolves the caller's org from its API key and takes one request from the key's rate
+// limit, or answers 401 or 429 and returns nullopt. Within one request only the first
+// call does either: a route's check and its handler may both call it.
 std::optional<int64_t> authenticate(api& a, const httplib::Request& req,
                                     httplib::Response& res);
+
+// A route check: the API key, before the body is read.
+route_check api_key_check(api& a);
+
+// ?limit= (1..max_limit, default_limit when absent) and ?after= (a cursor from a
+// page's "next"; 0 when absent), or a 400 naming the parameter.
+struct page_request {
+  int limit = 50;
+  int64_t after = 0;
+};
+std::optional<page_request> page_params(const httplib::Request& req,
+                                        httplib::Response& res, int default_limit,
+                                        int max_limit);
 
 // One request for ask_all: whom to ask, and what. Made by to(), which checks it against
 // the receiver's typed interface.
@@ -104,6 +131,7 @@ std::optional<std::vector<Reply>> ask_all(api& a, httplib::Response& res,
     return replies;
   // The cause (a database error, say) goes to the log, not to the caller.
   spdlog::warn("request failed: {}", failure);
+  res.set_header("Retry-After", "1");
   reply_error(res, 503, "unavailable", "belay could not complete the request; retry");
   return std::nullopt;
 }

@@ -175,20 +175,21 @@ void calendar(api& a, const httplib::Request& req, httplib::Response& res) {
 
 using handler = void (*)(api&, const httplib::Request&, httplib::Response&);
 
-httplib::Server::Handler route(api& a, handler h) {
+route_handler route(api& a, handler h) {
   return [&a, h](const httplib::Request& req, httplib::Response& res) { h(a, req, res); };
 }
 
 } // namespace
 
-void add_schedule_routes(httplib::Server& http, api& a) {
+void add_schedule_routes(routes& http, api& a) {
   http.Get("/api/v1/oncall", route(a, oncall));
   http.Get("/api/v1/schedules", route(a, schedules));
   http.Get(R"(/api/v1/schedules/([^/]+)/shifts)", route(a, shifts));
-  http.Post(R"(/api/v1/schedules/([^/]+)/overrides)", route(a, add_override));
+  http.Post(R"(/api/v1/schedules/([^/]+)/overrides)", route(a, add_override),
+            api_key_check(a));
   http.Get(R"(/api/v1/schedules/([^/]+)/overrides)", route(a, list_overrides));
-  http.Delete(R"(/api/v1/schedules/([^/]+)/overrides/([^/]+))",
-              route(a, delete_override));
+  http.Delete(R"(/api/v1/schedules/([^/]+)/overrides/([^/]+))", route(a, delete_override),
+              api_key_check(a));
   http.Get(R"(/api/v1/schedules/([^/]+)/calendar\.ics)", route(a, calendar));
 }
 

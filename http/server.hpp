@@ -7,10 +7,18 @@
 
 namespace belay {
 
+struct server_options {
+  int threads = 64;
+  // A connection sends a request's headers within this, and a request is answered
+  // within three times this (streams excepted): http/connections.hpp.
+  double read_timeout_seconds = 10;
+};
+
 class server {
 public:
   // `a` must outlive the server.
-  server(api& a, int threads);
+  server(api& a, server_options options);
+  server(api& a, int threads) : server(a, server_options{threads}) {}
   ~server();
   // Binds the listening socket; port 0 picks a free one. Returns the bound port or -1.
   int bind(const std::string& address, int port);

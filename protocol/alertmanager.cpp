@@ -5,6 +5,7 @@
 #include "protocol/json_document.hpp"
 #include "protocol/json_writer.hpp"
 #include "protocol/limits.hpp"
+#include "protocol/redact.hpp"
 #include "protocol/text.hpp"
 
 #include <algorithm>
@@ -105,7 +106,7 @@ am_alert read_alert(const rapidjson::Value& value, const std::string& path,
   // A long summary is cut rather than refused: refusing would drop the page.
   alert.title = utf8_prefix(title, max_title_chars);
   alert.severity = severity_from(label(labels, "severity").value_or(""));
-  alert.payload_json = compact_json(value);
+  alert.payload_json = compact_json_without_secrets(value);
   return alert;
 }
 

@@ -15,7 +15,7 @@ struct am_alert {
   std::string dedup_key;    // the fingerprint, else derived from the labels
   std::string title;        // annotations.summary, else labels.alertname, else "alert"
   std::string severity;     // labels.severity when belay knows it; "page" means critical
-  std::string payload_json; // the alert object as received, kept as evidence
+  std::string payload_json; // the alert object as evidence, secret-named members removed
 };
 
 struct am_webhook {

@@ -158,9 +158,36 @@ std::string render_incident_list(const std::vector<incident_record>& incidents,
   return to_string(out);
 }
 
+namespace {
+
+void write_cursor(json_writer& w, const char* name,
+                  const std::optional<std::string>& next) {
+  w.Key(name);
+  if (next)
+    write_string(w, *next);
+  else
+    w.Null();
+}
+
+template <class T, class Write>
+std::string render_page(const char* name, const std::vector<T>& items, Write write,
+                        const std::optional<std::string>& next) {
+  rapidjson::StringBuffer out;
+  json_writer w(out);
+  w.StartObject();
+  write_array(w, name, items, write);
+  write_cursor(w, "next", next);
+  w.EndObject();
+  return to_string(out);
+}
+
+} // namespace
+
 std::string render_incident_detail(const incident_record& incident,
                                    const std::vector<timeline_entry>& timeline,
-                                   const std::vector<delivery_record>& deliveries) {
+                                   const std::vector<delivery_record>& deliveries,
+                                   const std::optional<std::string>& timeline_next,
+                                   const std::optional<std::string>& deliveries_next) {
   rapidjson::StringBuffer out;
   json_writer w(out);
   w.StartObject();
@@ -168,17 +195,25 @@ std::string render_incident_detail(const incident_record& incident,
   write_incident(w, incident);
   write_array(w, "timeline", timeline, write_timeline_entry);
   write_array(w, "deliveries", deliveries, write_delivery);
+  write_cursor(w, "timelineNext", timeline_next);
+  write_cursor(w, "deliveriesNext", deliveries_next);
   w.EndObject();
   return to_string(out);
 }
 
-std::string render_dead_letters(const std::vector<dead_letter_record>& dead_letters) {
-  rapidjson::StringBuffer out;
-  json_writer w(out);
-  w.StartObject();
-  write_array(w, "deadLetters", dead_letters, write_dead_letter);
-  w.EndObject();
-  return to_string(out);
+std::string render_timeline_page(const std::vector<timeline_entry>& timeline,
+                                 const std::optional<std::string>& next) {
+  return render_page("timeline", timeline, write_timeline_entry, next);
+}
+
+std::string render_delivery_page(const std::vector<delivery_record>& deliveries,
+                                 const std::optional<std::string>& next) {
+  return render_page("deliveries", deliveries, write_delivery, next);
+}
+
+std::string render_dead_letters(const std::vector<dead_letter_record>& dead_letters,
+                                const std::optional<std::string>& next) {
+  return render_page("deadLetters", dead_letters, write_dead_letter, next);
 }
 
 } // namespace belay::protocol

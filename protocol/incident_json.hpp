@@ -30,11 +30,23 @@ std::string render_incident_only(const incident_record& incident);
 // {"incidents":[…],"next":"<cursor>"|null}
 std::string render_incident_list(const std::vector<incident_record>& incidents,
                                  const std::optional<std::string>& next);
-// {"incident":{…},"timeline":[…],"deliveries":[…]}
-std::string render_incident_detail(const incident_record& incident,
-                                   const std::vector<timeline_entry>& timeline,
-                                   const std::vector<delivery_record>& deliveries);
-// {"deadLetters":[…]}
-std::string render_dead_letters(const std::vector<dead_letter_record>& dead_letters);
+// {"incident":{…},"timeline":[…],"deliveries":[…],"timelineNext":c|null,
+//  "deliveriesNext":c|null}: a next cursor continues that list at …/timeline or
+// …/deliveries.
+std::string
+render_incident_detail(const incident_record& incident,
+                       const std::vector<timeline_entry>& timeline,
+                       const std::vector<delivery_record>& deliveries,
+                       const std::optional<std::string>& timeline_next = {},
+                       const std::optional<std::string>& deliveries_next = {});
+// {"timeline":[…],"next":c|null}
+std::string render_timeline_page(const std::vector<timeline_entry>& timeline,
+                                 const std::optional<std::string>& next);
+// {"deliveries":[…],"next":c|null}
+std::string render_delivery_page(const std::vector<delivery_record>& deliveries,
+                                 const std::optional<std::string>& next);
+// {"deadLetters":[…],"next":c|null}
+std::string render_dead_letters(const std::vector<dead_letter_record>& dead_letters,
+                                const std::optional<std::string>& next = {});
 
 } // namespace belay::protocol

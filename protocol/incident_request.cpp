@@ -2,6 +2,7 @@
 
 #include "protocol/field_reader.hpp"
 #include "protocol/json_document.hpp"
+#include "protocol/redact.hpp"
 #include "protocol/text.hpp"
 
 namespace belay::protocol {
@@ -43,9 +44,10 @@ parsed<trigger_request> parse_trigger_request(std::string_view body) {
   request.policy = r.required_string("policy", max_name_chars);
   request.severity = r.optional_choice("severity", severities).value_or(request.severity);
   if (const rapidjson::Value* details = r.optional_object("details"))
-    request.details_json = compact_json(*details);
+    request.details_json = compact_json_without_secrets(*details);
   if (failure)
     return *failure;
+  request.payload_json = compact_json_without_secrets(doc);
   return request;
 }
 

@@ -16,6 +16,8 @@ struct trigger_request {
   std::string policy;
   std::string severity = "critical";
   std::string details_json = "{}"; // always a JSON object, compact
+  // The request as evidence, without secret-named members (protocol/redact.hpp).
+  std::string payload_json = "{}";
 };
 
 // {"dedupKey"*, "title"*, "policy"*, "severity" (critical|error|warning|info),

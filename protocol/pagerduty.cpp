@@ -3,6 +3,7 @@
 #include "protocol/json_document.hpp"
 #include "protocol/json_writer.hpp"
 #include "protocol/limits.hpp"
+#include "protocol/redact.hpp"
 #include "protocol/text.hpp"
 
 namespace belay::protocol {
@@ -82,7 +83,7 @@ void read_trigger_payload(const rapidjson::Value& event, pd_event& out, pd_reade
   if (details == p.MemberEnd() || details->value.IsNull())
     return;
   if (details->value.IsObject()) {
-    out.details_json = compact_json(details->value);
+    out.details_json = compact_json_without_secrets(details->value);
     return;
   }
   // PagerDuty accepts any JSON value here (often a plain string); belay's details are
@@ -90,7 +91,7 @@ void read_trigger_payload(const rapidjson::Value& event, pd_event& out, pd_reade
   rapidjson::Document wrapped(rapidjson::kObjectType);
   rapidjson::Value copy(details->value, wrapped.GetAllocator());
   wrapped.AddMember("custom_details", copy, wrapped.GetAllocator());
-  out.details_json = compact_json(wrapped);
+  out.details_json = compact_json_without_secrets(wrapped);
 }
 
 } // namespace
@@ -122,6 +123,7 @@ std::variant<pd_event, std::vector<std::string>> parse_pd_event(std::string_view
   r.at_most(event.dedup_key, max_dedup_key_chars, "dedup_key");
   if (!errors.empty())
     return errors;
+  event.payload_json = compact_json_without_secrets(doc);
   return event;
 }
 
@@ -135,6 +137,18 @@ std::string render_pd_accepted(const std::string& dedup_key) {
   w.String("Event processed");
   w.Key("dedup_key");
   write_string(w, dedup_key);
+  w.EndObject();
+  return to_string(out);
+}
+
+std::string render_pd_throttled(const std::string& message) {
+  rapidjson::StringBuffer out;
+  json_writer w(out);
+  w.StartObject();
+  w.Key("status");
+  w.String("throttle event");
+  w.Key("message");
+  write_string(w, message);
   w.EndObject();
   return to_string(out);
 }

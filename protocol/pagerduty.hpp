@@ -17,6 +17,9 @@ struct pd_event {
   std::string source;       // trigger only
   std::string severity;     // trigger only: critical | error | warning | info
   std::string details_json = "{}"; // payload.custom_details, always a JSON object
+  // The event as evidence: routing_key and other secret-named members removed
+  // (protocol/redact.hpp), so no integration key is stored.
+  std::string payload_json = "{}";
 };
 
 // Either the event or every problem found, as human sentences like PagerDuty's
@@ -28,5 +31,7 @@ std::variant<pd_event, std::vector<std::string>> parse_pd_event(std::string_view
 std::string render_pd_accepted(const std::string& dedup_key);
 // 400: {"status":"invalid event","message":"Event object is invalid","errors":[…]}
 std::string render_pd_invalid(const std::vector<std::string>& errors);
+// 429: {"status":"throttle event","message":…}, PagerDuty's answer over a rate limit.
+std::string render_pd_throttled(const std::string& message);
 
 } // namespace belay::protocol

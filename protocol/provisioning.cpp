@@ -97,13 +97,15 @@ provisioned_integration read_integration(const rapidjson::Value& value,
                                          const std::string& path,
                                          std::optional<error>& failure) {
   field_reader r(value, path, failure);
-  r.refuse_unknown({"name", "type", "key", "policy", "shadow"});
+  r.refuse_unknown({"name", "type", "key", "policy", "shadow", "rateLimitPerMinute"});
   provisioned_integration i;
   i.name = r.required_string("name", max_name_chars);
   i.type = r.required_choice("type", {"events", "alertmanager"});
   i.key = r.required_string("key", no_length_limit);
   i.policy = r.required_string("policy", max_name_chars);
   i.shadow = r.optional_bool("shadow").value_or(false);
+  i.rate_limit_per_minute =
+      r.optional_int("rateLimitPerMinute", 1).value_or(i.rate_limit_per_minute);
   return i;
 }
 

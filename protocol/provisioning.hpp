@@ -19,6 +19,7 @@ struct provisioned_integration {
   std::string key;  // plain text here; storage keeps only its hash
   std::string policy;
   bool shadow = false;
+  int rate_limit_per_minute = 600; // DESIGN.md section 12, per node
 };
 
 struct provisioned_org {
@@ -53,7 +54,8 @@ struct provisioning {
 // Schedules: see schedule_json.hpp; every layer user must be a user of the org.
 // Policies: see policy_json.hpp; each target's channel, user or schedule must exist in
 // the org.
-// Integrations: name*, type* events|alertmanager, key*, policy* (of the org), shadow.
+// Integrations: name*, type* events|alertmanager, key*, policy* (of the org), shadow,
+// rateLimitPerMinute (≥ 1, default 600: requests a minute per node).
 // Org names are unique in the file, other names within their org; keys (API and
 // integration keys) are unique in the whole file and contain no whitespace.
 parsed<provisioning> parse_provisioning(std::string_view json);

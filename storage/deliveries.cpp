@@ -384,6 +384,35 @@ std::vector<dead_letter_record> list_dead_letters(connection& c, int64_t org_id,
   return out;
 }
 
+delivery_page load_deliveries(connection& c, int64_t org_id, int64_t incident_id,
+                              int64_t after_id, int limit) {
+  auto r = c.query("SELECT " BELAY_DELIVERY_COLUMNS(
+                       "") " FROM delivery WHERE org_id = $1 AND incident_id = $2 "
+                           "AND id > $3 ORDER BY id LIMIT $4",
+                   org_id, incident_id, after_id, limit + 1);
+  delivery_page page;
+  for (int i = 0; i < r.rows() && i < limit; ++i)
+    page.deliveries.push_back(read_delivery(r, i));
+  if (r.rows() > limit)
+    page.next_after = page.deliveries.back().id;
+  return page;
+}
+
+dead_letter_page list_dead_letters(connection& c, int64_t org_id, int64_t before_id,
+                                   int limit) {
+  auto r = c.query("SELECT id, delivery_id, incident_id, channel, target, reason, "
+                   "belay_us(failed_at) FROM dead_letter WHERE org_id = $1 "
+                   "AND ($2::bigint = 0 OR id < $2::bigint) ORDER BY id DESC LIMIT $3",
+                   org_id, before_id, limit + 1);
+  dead_letter_page page;
+  for (int i = 0; i < r.rows() && i < limit; ++i)
+    page.dead_letters.push_back({r.int64(i, 0), r.int64(i, 1), r.int64(i, 2), r.str(i, 3),
+                                 r.str(i, 4), r.str(i, 5), r.int64(i, 6)});
+  if (r.rows() > limit)
+    page.next_before = page.dead_letters.back().id;
+  return page;
+}
+
 replay_result replay_dead_letter(connection& c, int64_t org_id, int64_t dead_letter_id,
                                  micros now) {
   auto r = c.query(replay_sql, org_id, dead_letter_id, now);

@@ -124,6 +124,22 @@ std::vector<delivery_record> load_deliveries(connection& c, int64_t org_id,
 std::vector<dead_letter_record> list_dead_letters(connection& c, int64_t org_id,
                                                   int limit);
 
+struct delivery_page {
+  std::vector<delivery_record> deliveries;
+  std::optional<int64_t> next_after; // the last delivery's id, when more follow
+};
+// In id order, after delivery `after_id` (0: from the first).
+delivery_page load_deliveries(connection& c, int64_t org_id, int64_t incident_id,
+                              int64_t after_id, int limit);
+
+struct dead_letter_page {
+  std::vector<dead_letter_record> dead_letters;
+  std::optional<int64_t> next_before; // the last one's id, when older ones follow
+};
+// Newest first, older than `before_id` (0: from the newest).
+dead_letter_page list_dead_letters(connection& c, int64_t org_id, int64_t before_id,
+                                   int limit);
+
 struct replay_result {
   reply_code code = reply_code::ok; // ok, not_found, conflict (already replayed)
   int64_t delivery_id = 0;

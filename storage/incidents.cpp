@@ -305,4 +305,48 @@ std::vector<timeline_entry> load_timeline(connection& c, int64_t org_id, int64_t
   return out;
 }
 
+timeline_page load_timeline(connection& c, int64_t org_id, int64_t id, int64_t after_seq,
+                            int limit) {
+  auto r = c.query("SELECT belay_us(at), kind, detail::text, seq FROM timeline "
+                   "WHERE org_id = $1 AND incident_id = $2 AND seq > $3 ORDER BY seq "
+                   "LIMIT $4",
+                   org_id, id, after_seq, limit + 1);
+  timeline_page page;
+  for (int i = 0; i < r.rows() && i < limit; ++i)
+    page.entries.push_back({r.int64(i, 0), r.str(i, 1), r.str(i, 2)});
+  if (r.rows() > limit)
+    page.next_after = r.int64(limit - 1, 3);
+  return page;
+}
+
+// One statement: the foreign keys (dead letter → delivery → incident, timeline →
+// incident) are checked at its end, when every row of the batch is gone.
+const std::string retention_sql = R"sql(
+WITH doomed AS (
+  SELECT org_id, id FROM incident
+  WHERE status = 'RESOLVED' AND resolved_at < belay_ts($1::bigint)
+  ORDER BY resolved_at LIMIT $2 FOR UPDATE SKIP LOCKED
+), letters AS (
+  DELETE FROM dead_letter d USING doomed
+  WHERE d.org_id = doomed.org_id AND d.incident_id = doomed.id
+), pages AS (
+  DELETE FROM delivery d USING doomed
+  WHERE d.org_id = doomed.org_id AND d.incident_id = doomed.id
+), notes AS (
+  DELETE FROM timeline t USING doomed
+  WHERE t.org_id = doomed.org_id AND t.incident_id = doomed.id
+)
+DELETE FROM incident i USING doomed WHERE i.org_id = doomed.org_id AND i.id = doomed.id
+RETURNING i.id)sql";
+
+size_t delete_resolved_before(connection& c, micros resolved_before, int batch) {
+  return static_cast<size_t>(c.query(retention_sql, resolved_before, batch).rows());
+}
+
+size_t sweep_retention(connection& c, const orphan_sweep& sweep) {
+  if (sweep.resolved_before == 0)
+    return 0;
+  return delete_resolved_before(c, sweep.resolved_before, sweep.retention_batch);
+}
+
 } // namespace belay::storage

@@ -141,6 +141,10 @@ struct orphan_sweep {
   micros now = 0;
   micros overdue_before = 0;
   int limit = 100; // incidents per pass, the most overdue first
+  // Retention (DESIGN.md section 13): when not 0, this pass also deletes up to
+  // retention_batch incidents resolved before it (delete_resolved_before).
+  micros resolved_before = 0;
+  int retention_batch = 500;
 };
 
 // Takes for sweep.owner every incident of the sweep that is unowned, owned by a node
@@ -168,5 +172,20 @@ incident_page list_incidents(connection& c, int64_t org_id, const std::string& s
                              int limit, int64_t after_id);
 
 std::vector<timeline_entry> load_timeline(connection& c, int64_t org_id, int64_t id);
+
+struct timeline_page {
+  std::vector<timeline_entry> entries;
+  std::optional<int64_t> next_after; // the last entry's seq, when more follow
+};
+// Oldest first, after entry `after_seq` (0: from the first).
+timeline_page load_timeline(connection& c, int64_t org_id, int64_t id, int64_t after_seq,
+                            int limit);
+
+// Retention (DESIGN.md section 13): deletes up to `batch` incidents resolved before
+// `resolved_before`, with their timelines, deliveries and dead letters, in one
+// transaction. Returns how many incidents went.
+size_t delete_resolved_before(connection& c, micros resolved_before, int batch);
+// The sweep's retention pass, if it asks for one.
+size_t sweep_retention(connection& c, const orphan_sweep& sweep);
 
 } // namespace belay::storage

@@ -14,13 +14,18 @@ std::optional<std::pair<int64_t, std::string>> find_api_key(connection& c,
 
 std::optional<integration_row> find_integration(connection& c,
                                                 const std::string& key_hash) {
-  auto r = c.query("SELECT org_id, name, type, policy, shadow, key_hash FROM integration "
-                   "WHERE key_hash = $1",
+  auto r = c.query("SELECT org_id, name, type, policy, shadow, key_hash, "
+                   "rate_limit_per_minute FROM integration WHERE key_hash = $1",
                    key_hash);
   if (r.rows() == 0)
     return std::nullopt;
-  return integration_row{r.int64(0, 0), r.str(0, 1),     r.str(0, 2),
-                         r.str(0, 3),   r.boolean(0, 4), r.str(0, 5)};
+  return integration_row{r.int64(0, 0),
+                         r.str(0, 1),
+                         r.str(0, 2),
+                         r.str(0, 3),
+                         r.boolean(0, 4),
+                         r.str(0, 5),
+                         static_cast<int>(r.int64(0, 6))};
 }
 
 } // namespace belay::storage

@@ -16,6 +16,7 @@ struct integration_row {
   std::string policy;
   bool shadow = false;
   std::string key_hash;
+  int rate_limit_per_minute = 600;
 };
 
 std::optional<std::pair<int64_t, std::string>> find_api_key(connection& c,

@@ -18,6 +18,21 @@ constexpr const char* org_sql =
     "RETURNING id) SELECT id, true FROM ins UNION ALL SELECT id, false FROM org WHERE "
     "name = $1";
 
+// A disabled org named again is enabled.
+constexpr const char* enable_sql =
+    "UPDATE org SET disabled_at = NULL WHERE id = $1 AND disabled_at IS NOT NULL "
+    "RETURNING 1";
+
+// Orgs the file no longer names: disabled, and their credentials deleted (their
+// incidents stay, as history).
+constexpr const char* disable_sql =
+    "UPDATE org SET disabled_at = now() WHERE NOT (name = ANY($1::text[])) "
+    "AND disabled_at IS NULL RETURNING id, name";
+constexpr const char* disabled_keys_sql =
+    "DELETE FROM api_key WHERE org_id = $1 RETURNING key_hash";
+constexpr const char* disabled_integrations_sql =
+    "DELETE FROM integration WHERE org_id = $1 RETURNING name";
+
 constexpr const char* channel_sql = R"sql(
 INSERT INTO channel AS c (org_id, name, type, url, secret, account, sender, max_attempts,
                           retry_base_seconds, retry_cap_seconds, timeout_seconds, failover_to)
@@ -32,34 +47,37 @@ WHERE (c.type, c.url, c.secret, c.account, c.sender, c.max_attempts, c.retry_bas
   IS DISTINCT FROM (EXCLUDED.type, EXCLUDED.url, EXCLUDED.secret, EXCLUDED.account,
        EXCLUDED.sender, EXCLUDED.max_attempts, EXCLUDED.retry_base_seconds,
        EXCLUDED.retry_cap_seconds, EXCLUDED.timeout_seconds, EXCLUDED.failover_to)
-RETURNING 1)sql";
+RETURNING (xmax = 0))sql";
 
 constexpr const char* policy_sql = R"sql(
 INSERT INTO policy AS p (org_id, name, definition) VALUES ($1, $2, $3::jsonb)
 ON CONFLICT (org_id, name) DO UPDATE SET definition = EXCLUDED.definition
 WHERE p.definition IS DISTINCT FROM EXCLUDED.definition
-RETURNING 1)sql";
+RETURNING (xmax = 0))sql";
 
 constexpr const char* integration_sql = R"sql(
-INSERT INTO integration AS i (org_id, name, type, key_hash, policy, shadow)
-VALUES ($1, $2, $3, $4, $5, $6)
+INSERT INTO integration AS i (org_id, name, type, key_hash, policy, shadow,
+                              rate_limit_per_minute)
+VALUES ($1, $2, $3, $4, $5, $6, $7)
 ON CONFLICT (org_id, name) DO UPDATE SET type = EXCLUDED.type, key_hash = EXCLUDED.key_hash,
-  policy = EXCLUDED.policy, shadow = EXCLUDED.shadow
-WHERE (i.type, i.key_hash, i.policy, i.shadow)
-  IS DISTINCT FROM (EXCLUDED.type, EXCLUDED.key_hash, EXCLUDED.policy, EXCLUDED.shadow)
-RETURNING 1)sql";
+  policy = EXCLUDED.policy, shadow = EXCLUDED.shadow,
+  rate_limit_per_minute = EXCLUDED.rate_limit_per_minute
+WHERE (i.type, i.key_hash, i.policy, i.shadow, i.rate_limit_per_minute)
+  IS DISTINCT FROM (EXCLUDED.type, EXCLUDED.key_hash, EXCLUDED.policy, EXCLUDED.shadow,
+                    EXCLUDED.rate_limit_per_minute)
+RETURNING (xmax = 0))sql";
 
 constexpr const char* user_sql = R"sql(
 INSERT INTO app_user AS u (org_id, name, definition) VALUES ($1, $2, $3::jsonb)
 ON CONFLICT (org_id, name) DO UPDATE SET definition = EXCLUDED.definition
 WHERE u.definition IS DISTINCT FROM EXCLUDED.definition
-RETURNING 1)sql";
+RETURNING (xmax = 0))sql";
 
 constexpr const char* schedule_sql = R"sql(
 INSERT INTO schedule AS s (org_id, name, definition) VALUES ($1, $2, $3::jsonb)
 ON CONFLICT (org_id, name) DO UPDATE SET definition = EXCLUDED.definition
 WHERE s.definition IS DISTINCT FROM EXCLUDED.definition
-RETURNING 1)sql";
+RETURNING (xmax = 0))sql";
 
 // A user as stored: the provisioning shape without the name (the row's key).
 std::string user_definition(const user_config& u) {
@@ -100,11 +118,10 @@ std::string user_definition(const user_config& u) {
   return protocol::to_string(out);
 }
 
-// Removes the rows of `table` in the org whose `column` is not in the given list.
-size_t prune(connection& c, const char* table, const char* column, int64_t org,
-             const std::vector<std::string>& keep) {
+// A text[] parameter.
+std::string text_array(const std::vector<std::string>& items) {
   std::string list = "{";
-  for (auto& k : keep) {
+  for (auto& k : items) {
     if (list.size() > 1)
       list += ",";
     list += "\"";
@@ -115,78 +132,143 @@ size_t prune(connection& c, const char* table, const char* column, int64_t org,
     }
     list += "\"";
   }
-  list += "}";
-  auto r = c.query(std::string{"DELETE FROM "} + table + " WHERE org_id = $1 AND NOT (" +
-                       column + " = ANY($2::text[])) RETURNING 1",
-                   org, list);
-  return static_cast<size_t>(r.rows());
+  return list + "}";
+}
+
+std::string key_label(const std::string& hash) {
+  return "sha256:" + hash.substr(0, 12);
+}
+
+class changes {
+public:
+  changes(provision_report& report, std::string org)
+      : report_(report), org_(std::move(org)) {}
+
+  void note(const std::string& what) {
+    ++report_.changed_rows;
+    report_.changes.push_back("org '" + org_ + "': " + what);
+  }
+
+  // An upsert's RETURNING (xmax = 0): a row when something changed, true when added.
+  void upserted(const result& r, const char* kind, const std::string& name) {
+    if (r.rows() == 1)
+      note(std::string{r.boolean(0, 0) ? "add " : "update "} + kind + " '" + name + "'");
+  }
+
+  // Removes the rows of `table` in the org whose `column` is not in `keep`.
+  void prune(connection& c, const char* table, const char* column, int64_t org,
+             const std::vector<std::string>& keep, const char* kind,
+             bool is_key = false) {
+    auto r =
+        c.query(std::string{"DELETE FROM "} + table + " WHERE org_id = $1 AND NOT (" +
+                    column + " = ANY($2::text[])) RETURNING " + column,
+                org, text_array(keep));
+    for (int i = 0; i < r.rows(); ++i)
+      note(std::string{"remove "} + kind + " " +
+           (is_key ? key_label(r.str(i, 0)) : "'" + r.str(i, 0) + "'"));
+  }
+
+private:
+  provision_report& report_;
+  std::string org_;
+};
+
+provision_report apply(connection& c, const protocol::provisioning& p) {
+  c.exec(lock_sql);
+  provision_report report;
+  std::vector<std::string> org_names;
+  for (auto& o : p.orgs) {
+    org_names.push_back(o.name);
+    changes note{report, o.name};
+    auto org_row = c.query(org_sql, o.name);
+    int64_t org = org_row.int64(0, 0);
+    if (org_row.boolean(0, 1))
+      note.note("add org");
+    else if (c.query(enable_sql, org).rows() == 1)
+      note.note("enable org (it was disabled when a file left it out)");
+    ++report.orgs;
+
+    std::vector<std::string> hashes;
+    for (auto& key : o.api_keys) {
+      hashes.push_back(sha256_hex(key));
+      if (c.query("INSERT INTO api_key (org_id, key_hash) VALUES ($1, $2) "
+                  "ON CONFLICT (org_id, key_hash) DO NOTHING RETURNING 1",
+                  org, hashes.back())
+              .rows() == 1)
+        note.note("add API key " + key_label(hashes.back()));
+    }
+    note.prune(c, "api_key", "key_hash", org, hashes, "API key", true);
+
+    std::vector<std::string> names;
+    for (auto& ch : o.channels) {
+      names.push_back(ch.name);
+      note.upserted(c.query(channel_sql, org, ch.name, ch.type, ch.url, ch.secret,
+                            ch.account, ch.from, ch.max_attempts, ch.retry_base_seconds,
+                            ch.retry_cap_seconds, ch.timeout_seconds, ch.failover_to),
+                    "channel", ch.name);
+    }
+    note.prune(c, "channel", "name", org, names, "channel");
+    names.clear();
+    for (auto& u : o.users) {
+      names.push_back(u.name);
+      note.upserted(c.query(user_sql, org, u.name, user_definition(u)), "user", u.name);
+    }
+    note.prune(c, "app_user", "name", org, names, "user");
+    names.clear();
+    for (auto& sch : o.schedules) {
+      names.push_back(sch.name);
+      note.upserted(c.query(schedule_sql, org, sch.name, protocol::render_schedule(sch)),
+                    "schedule", sch.name);
+    }
+    note.prune(c, "schedule", "name", org, names, "schedule");
+    names.clear();
+    for (auto& pol : o.policies) {
+      names.push_back(pol.name);
+      note.upserted(c.query(policy_sql, org, pol.name, protocol::render_policy(pol)),
+                    "policy", pol.name);
+    }
+    note.prune(c, "policy", "name", org, names, "policy");
+
+    names.clear();
+    for (auto& in : o.integrations) {
+      names.push_back(in.name);
+      note.upserted(c.query(integration_sql, org, in.name, in.type, sha256_hex(in.key),
+                            in.policy, in.shadow, in.rate_limit_per_minute),
+                    "integration", in.name);
+    }
+    note.prune(c, "integration", "name", org, names, "integration");
+  }
+  auto gone = c.query(disable_sql, text_array(org_names));
+  for (int i = 0; i < gone.rows(); ++i) {
+    changes note{report, gone.str(i, 1)};
+    note.note("disable org (the file no longer names it)");
+    auto org = gone.int64(i, 0);
+    auto keys = c.query(disabled_keys_sql, org);
+    for (int k = 0; k < keys.rows(); ++k)
+      note.note("remove API key " + key_label(keys.str(k, 0)));
+    auto integrations = c.query(disabled_integrations_sql, org);
+    for (int k = 0; k < integrations.rows(); ++k)
+      note.note("remove integration '" + integrations.str(k, 0) + "'");
+  }
+  return report;
 }
 
 } // namespace
 
-provision_report apply_provisioning(connection& c, const protocol::provisioning& p) {
-  return transaction(c, [&] {
-    c.exec(lock_sql);
-    provision_report report;
-    for (auto& o : p.orgs) {
-      auto org_row = c.query(org_sql, o.name);
-      int64_t org = org_row.int64(0, 0);
-      report.changed_rows += org_row.boolean(0, 1) ? 1 : 0;
-      ++report.orgs;
-
-      std::vector<std::string> hashes;
-      for (auto& key : o.api_keys) {
-        hashes.push_back(sha256_hex(key));
-        report.changed_rows +=
-            c.query("INSERT INTO api_key (org_id, key_hash) VALUES ($1, $2) "
-                    "ON CONFLICT (org_id, key_hash) DO NOTHING RETURNING 1",
-                    org, hashes.back())
-                .rows();
-      }
-      report.changed_rows += prune(c, "api_key", "key_hash", org, hashes);
-
-      std::vector<std::string> names;
-      for (auto& ch : o.channels) {
-        names.push_back(ch.name);
-        report.changed_rows +=
-            c.query(channel_sql, org, ch.name, ch.type, ch.url, ch.secret, ch.account,
-                    ch.from, ch.max_attempts, ch.retry_base_seconds, ch.retry_cap_seconds,
-                    ch.timeout_seconds, ch.failover_to)
-                .rows();
-      }
-      report.changed_rows += prune(c, "channel", "name", org, names);
-      names.clear();
-      for (auto& u : o.users) {
-        names.push_back(u.name);
-        report.changed_rows += c.query(user_sql, org, u.name, user_definition(u)).rows();
-      }
-      report.changed_rows += prune(c, "app_user", "name", org, names);
-      names.clear();
-      for (auto& sch : o.schedules) {
-        names.push_back(sch.name);
-        report.changed_rows +=
-            c.query(schedule_sql, org, sch.name, protocol::render_schedule(sch)).rows();
-      }
-      report.changed_rows += prune(c, "schedule", "name", org, names);
-      names.clear();
-      for (auto& pol : o.policies) {
-        names.push_back(pol.name);
-        report.changed_rows +=
-            c.query(policy_sql, org, pol.name, protocol::render_policy(pol)).rows();
-      }
-      report.changed_rows += prune(c, "policy", "name", org, names);
-
-      names.clear();
-      for (auto& in : o.integrations) {
-        names.push_back(in.name);
-        report.changed_rows += c.query(integration_sql, org, in.name, in.type,
-                                       sha256_hex(in.key), in.policy, in.shadow)
-                                   .rows();
-      }
-      report.changed_rows += prune(c, "integration", "name", org, names);
-    }
+provision_report apply_provisioning(connection& c, const protocol::provisioning& p,
+                                    bool dry_run) {
+  if (!dry_run)
+    return transaction(c, [&] { return apply(c, p); });
+  c.exec("BEGIN");
+  try {
+    auto report = apply(c, p);
+    c.exec("ROLLBACK");
     return report;
-  });
+  } catch (...) {
+    if (c.healthy())
+      c.exec("ROLLBACK");
+    throw;
+  }
 }
 
 } // namespace belay::storage

@@ -4,6 +4,9 @@
 
 #include "protocol/provisioning.hpp"
 
+#include <string>
+#include <vector>
+
 namespace belay::storage {
 
 class connection;
@@ -11,10 +14,18 @@ class connection;
 struct provision_report {
   size_t orgs = 0;
   size_t changed_rows = 0; // rows inserted, updated or deleted
+  // What changed, a line each: "org 'acme': add channel 'ops-hook'". Keys appear only
+  // as the first 12 hex digits of their hash.
+  std::vector<std::string> changes;
 };
 
 // One transaction under an advisory lock. Throws db_error (e.g. a key that another
-// org, not in this file, already uses).
-provision_report apply_provisioning(connection& c, const protocol::provisioning& p);
+// org, not in this file, already uses). Fails closed: an org the file no longer names
+// is disabled and loses its API keys and integrations (a removed key stops working on
+// every node within the key cache's 10 s); within an org, keys, integrations,
+// channels, policies, users and schedules the file no longer names are deleted.
+// `dry_run` rolls the transaction back: the report says what would change.
+provision_report apply_provisioning(connection& c, const protocol::provisioning& p,
+                                    bool dry_run = false);
 
 } // namespace belay::storage

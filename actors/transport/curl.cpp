@@ -1,6 +1,7 @@
 #include "actors/transport/curl.hpp"
 
 #include "actors/transport/channels.hpp"
+#include "protocol/network.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -9,7 +10,9 @@
 #include <curl/curl.h>
 #include <memory>
 #include <mutex>
+#include <netinet/in.h>
 #include <new>
+#include <sys/socket.h>
 
 namespace belay::transport::detail {
 
@@ -93,6 +96,47 @@ void append_slist(slist_ptr& list, const std::string& line) {
   list.reset(grown);
 }
 
+std::mutex allowed_mutex;
+std::shared_ptr<const std::vector<protocol::cidr>> allowed_networks =
+    std::make_shared<const std::vector<protocol::cidr>>();
+
+std::shared_ptr<const std::vector<protocol::cidr>> allowed_now() {
+  std::lock_guard lock{allowed_mutex};
+  return allowed_networks;
+}
+
+// The outbound target check (DESIGN.md section 13), on the address libcurl is about to
+// connect to: after DNS, so a name that resolves to a private address (or changes its
+// answer between two lookups) is refused all the same.
+struct target_check {
+  std::shared_ptr<const std::vector<protocol::cidr>> allowed;
+  std::string refused; // the first refusal
+};
+
+curl_socket_t open_checked_socket(void* user, curlsocktype, curl_sockaddr* address) {
+  auto* check = static_cast<target_check*>(user);
+  protocol::ip_address a;
+  if (address->family == AF_INET) {
+    auto* in = reinterpret_cast<const sockaddr_in*>(&address->addr);
+    std::memcpy(a.bytes.data(), &in->sin_addr, 4);
+  } else if (address->family == AF_INET6) {
+    auto* in6 = reinterpret_cast<const sockaddr_in6*>(&address->addr);
+    a.v6 = true;
+    std::memcpy(a.bytes.data(), &in6->sin6_addr, 16);
+  } else {
+    if (check->refused.empty())
+      check->refused = "target address is not an IP address";
+    return CURL_SOCKET_BAD;
+  }
+  auto why = protocol::refused_target(a, *check->allowed);
+  if (!why.empty()) {
+    if (check->refused.empty())
+      check->refused = std::move(why);
+    return CURL_SOCKET_BAD;
+  }
+  return socket(address->family, address->socktype, address->protocol);
+}
+
 struct transfer {
   CURLcode code = CURLE_OK;
   long status = 0; // HTTP status, or the last SMTP reply code
@@ -100,6 +144,7 @@ struct transfer {
   bool fully_written = false;
   std::string response;
   std::string curl_error;
+  std::string refused; // the target check refused every address: no request left
 };
 
 // One transfer that uploads `payload`: the setup every transport shares, then
@@ -118,6 +163,9 @@ transfer run(const std::string& url, const char* protocols, std::string_view pay
   }
   char error_buffer[CURL_ERROR_SIZE] = {};
   upload_source source{payload};
+  target_check check{allowed_now(), {}};
+  curl_easy_setopt(h, CURLOPT_OPENSOCKETFUNCTION, open_checked_socket);
+  curl_easy_setopt(h, CURLOPT_OPENSOCKETDATA, &check);
   curl_easy_setopt(h, CURLOPT_URL, url.c_str());
   curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, protocols);
   curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, protocols);
@@ -149,6 +197,8 @@ transfer run(const std::string& url, const char* protocols, std::string_view pay
   t.fully_written = source.offset == payload.size() &&
                     uploaded >= static_cast<curl_off_t>(payload.size());
   t.curl_error = error_buffer[0] != '\0' ? error_buffer : curl_easy_strerror(t.code);
+  if (t.code != CURLE_OK && t.status == 0)
+    t.refused = std::move(check.refused);
   // Forget this transfer's options (they point into this frame); keep the connections.
   curl_easy_reset(h);
   return t;
@@ -185,6 +235,11 @@ std::string snippet(std::string_view response) {
 }
 
 void no_answer(send_result& result, const transfer& t, std::string_view what) {
+  if (!t.refused.empty()) { // never connected: permanent, and nothing was sent
+    result.result = outcome::permanent;
+    result.error = std::string(what) + ": " + t.refused;
+    return;
+  }
   result.result = is_permanent(t.code) ? outcome::permanent : outcome::retry;
   result.ambiguous = result.result == outcome::retry && t.fully_written;
   result.error = std::string(what) + ": " + t.curl_error;
@@ -344,3 +399,13 @@ std::string header_safe(std::string_view value) {
 }
 
 } // namespace belay::transport::detail
+
+namespace belay::transport {
+
+void set_allowed_target_networks(std::vector<protocol::cidr> networks) {
+  auto shared = std::make_shared<const std::vector<protocol::cidr>>(std::move(networks));
+  std::lock_guard lock{detail::allowed_mutex};
+  detail::allowed_networks = std::move(shared);
+}
+
+} // namespace belay::transport

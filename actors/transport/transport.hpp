@@ -4,8 +4,10 @@
 #pragma once
 
 #include "protocol/model.hpp"
+#include "protocol/network.hpp"
 
 #include <string>
+#include <vector>
 
 namespace belay::transport {
 
@@ -30,6 +32,12 @@ struct send_result {
   int http_status = 0; // HTTP status, or the last SMTP reply code for email; 0 if none
   std::string error;   // for last_error and dead letters; never contains secrets
 };
+
+// Outbound targets that resolve to loopback, private, link-local, metadata or other
+// non-public addresses are refused (a permanent failure, nothing sent) unless their
+// network is listed here (DESIGN.md section 13: --allowed-target-networks). Process-wide;
+// set at start, and by tests that send to local sinks. Default: none.
+void set_allowed_target_networks(std::vector<protocol::cidr> networks);
 
 // Blocking and thread-safe; never throws. Called from worker threads outside any DB
 // transaction.

@@ -1,10 +1,19 @@
 #include "support/test_node.hpp"
 
+#include "actors/transport/transport.hpp"
+
 namespace belay::test {
+
+std::vector<protocol::cidr> loopback_networks() {
+  return std::get<std::vector<protocol::cidr>>(
+      protocol::parse_cidr_list("127.0.0.0/8,::1"));
+}
 
 test_node::test_node(test_database& database, micros wall_start, std::string node_id,
                      const std::function<void(node_options&)>& tune)
     : simulated_system(wall_start), db(database) {
+  // The tests' sinks listen on loopback, which outbound targets may not be otherwise.
+  transport::set_allowed_target_networks(loopback_networks());
   node_options opts;
   opts.database_url = db.url();
   opts.node_id = std::move(node_id);

@@ -4,6 +4,7 @@
 
 #include "actors/actors.hpp"
 #include "actors/node.hpp"
+#include "protocol/network.hpp"
 #include "support/simulated_system.hpp"
 #include "support/test_database.hpp"
 
@@ -14,6 +15,10 @@
 #include <stdexcept>
 
 namespace belay::test {
+
+// 127.0.0.0/8 and ::1: what the tests' sinks listen on, allowed as outbound targets
+// (DESIGN.md section 13) by the fixtures that send to them.
+std::vector<protocol::cidr> loopback_networks();
 
 class test_node : public simulated_system {
 public:

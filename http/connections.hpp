@@ -1,0 +1,51 @@
+// What cpp-httplib 0.11 does not bound by itself (STACK.md): how long a connection may
+// take to send a request, and how many connections wait for a thread.
+//
+// - Deadlines. cpp-httplib's read timeout applies to each read, so a client sending a
+//   byte a second holds a thread for ever. The watchdog gives a connection `header`
+//   seconds from its accept (or its previous request's answer) to send a request's
+//   headers, and a request `request` seconds from its headers to its answer; past them
+//   it shuts the socket down, which ends the thread's wait. A stream (the console's
+//   SSE) is exempt once its handler runs. cpp-httplib never tells which socket a
+//   thread serves, so the watchdog reads the process's sockets from /proc/self/fd and
+//   knows each request by its peer's address and port.
+// - Saturation. The pool runs `threads` connections at once and queues at most
+//   `queued` more; beyond that a connection goes to one shedding thread that answers
+//   every request on it 503 with Retry-After and closes it.
+#pragma once
+
+#include <chrono>
+#include <httplib.h>
+#include <memory>
+
+namespace belay {
+
+class connection_guard {
+public:
+  connection_guard(std::chrono::milliseconds header, std::chrono::milliseconds request);
+  ~connection_guard();
+  connection_guard(const connection_guard&) = delete;
+  connection_guard& operator=(const connection_guard&) = delete;
+
+  // Starts watching the sockets accepted on `port` (the server's bound port).
+  void watch(int port);
+
+  // Called on the thread serving the request.
+  void request_started(const httplib::Request& req);
+  void request_finished();
+  void streaming(); // this request may last: no deadline until it ends
+
+  // Sockets shut down for missing a deadline, since start.
+  size_t closed() const;
+
+private:
+  struct impl;
+  std::unique_ptr<impl> impl_;
+};
+
+// The HTTP thread pool with a bounded queue (see above). On a shedding thread,
+// shedding() is true.
+httplib::TaskQueue* make_bounded_pool(size_t threads, size_t queued);
+bool shedding();
+
+} // namespace belay

@@ -1,0 +1,63 @@
+// The routes of the HTTP server. GET routes go to cpp-httplib as they are; every route
+// that takes a body (POST, DELETE) is dispatched by the server itself, after it read
+// the body under the limits of DESIGN.md section 13 (512 KiB whether it came with a
+// Content-Length, chunked or compressed; form bodies too). A route may check the
+// request before its body is read (an API key in a header): a refused request's body
+// is never read.
+#pragma once
+
+#include <functional>
+#include <httplib.h>
+#include <regex>
+#include <string>
+#include <vector>
+
+namespace belay {
+
+using route_handler = std::function<void(const httplib::Request&, httplib::Response&)>;
+// Runs before the body is read: answers and returns false to refuse the request.
+using route_check = std::function<bool(const httplib::Request&, httplib::Response&)>;
+
+class routes {
+public:
+  struct route {
+    std::regex pattern;
+    route_handler handle;
+    route_check before_body;
+  };
+
+  explicit routes(httplib::Server& http) : http_(http) {}
+
+  routes& Get(const std::string& pattern, route_handler handle) {
+    http_.Get(pattern, std::move(handle));
+    return *this;
+  }
+  routes& Post(const std::string& pattern, route_handler handle,
+               route_check before_body = {}) {
+    post_.push_back({std::regex(pattern), std::move(handle), std::move(before_body)});
+    return *this;
+  }
+  routes& Delete(const std::string& pattern, route_handler handle,
+                 route_check before_body = {}) {
+    delete_.push_back({std::regex(pattern), std::move(handle), std::move(before_body)});
+    return *this;
+  }
+
+  // The route of a POST or DELETE, with the request's matches filled in; null if none.
+  const route* find(httplib::Request& req) const {
+    auto& table = req.method == "POST" ? post_ : delete_;
+    if (req.method != "POST" && req.method != "DELETE")
+      return nullptr;
+    for (auto& r : table)
+      if (std::regex_match(req.path, req.matches, r.pattern))
+        return &r;
+    return nullptr;
+  }
+
+private:
+  httplib::Server& http_;
+  std::vector<route> post_;
+  std::vector<route> delete_;
+};
+
+} // namespace belay

@@ -1,0 +1,20 @@
+// No secret at rest in clear (DESIGN.md section 13): payloads kept as evidence lose their
+// routing_key and Authorization-like members before they are stored.
+#pragma once
+
+#include <rapidjson/document.h>
+#include <string>
+#include <string_view>
+
+namespace belay::protocol {
+
+// A member name that usually holds a credential: case and '-'/'_' ignored, it contains
+// authorization, authentication, password, passwd, passphrase, secret, token, apikey,
+// routingkey, integrationkey, accesskey, privatekey, credential, cookie or bearer.
+bool is_secret_field(std::string_view name);
+
+// `v` as compact JSON without secret-named members, at any depth: the parsed document
+// rendered once, as compact_json would, never parsed again.
+std::string compact_json_without_secrets(const rapidjson::Value& v);
+
+} // namespace belay::protocol

@@ -1,0 +1,282 @@
+// DESIGN.md section 13, bounded input, through the running binary: the 512 KiB limit
+// holds for Content-Length, chunked and compressed bodies and for form-encoded ones;
+// keys are checked before bodies are read; slow clients lose their connection instead
+// of holding a thread; a saturated node says 503 with Retry-After.
+#include "support/served_belay.hpp"
+
+#include <arpa/inet.h>
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <thread>
+#include <unistd.h>
+
+using namespace belay;
+using namespace std::chrono_literals;
+
+namespace {
+
+constexpr size_t limit = 512 * 1024;
+
+// A raw connection, for what httplib::Client would not send (or not slowly).
+class raw_connection {
+public:
+  explicit raw_connection(int port) : fd_(socket(AF_INET, SOCK_STREAM, 0)) {
+    sockaddr_in to{};
+    to.sin_family = AF_INET;
+    to.sin_port = htons(static_cast<uint16_t>(port));
+    inet_pton(AF_INET, "127.0.0.1", &to.sin_addr);
+    REQUIRE(connect(fd_, reinterpret_cast<sockaddr*>(&to), sizeof to) == 0);
+  }
+  ~raw_connection() { close(fd_); }
+
+  // False once the peer closed or reset the connection.
+  bool send_text(const std::string& text) {
+    size_t sent = 0;
+    while (sent < text.size()) {
+      auto n = ::send(fd_, text.data() + sent, text.size() - sent, MSG_NOSIGNAL);
+      if (n <= 0)
+        return false;
+      sent += static_cast<size_t>(n);
+    }
+    return true;
+  }
+
+  // What arrives within `wait`, until the peer closes (closed() tells).
+  std::string receive(std::chrono::milliseconds wait) {
+    std::string out;
+    auto until = std::chrono::steady_clock::now() + wait;
+    while (std::chrono::steady_clock::now() < until) {
+      pollfd p{fd_, POLLIN, 0};
+      if (poll(&p, 1, 50) <= 0)
+        continue;
+      char buf[4096];
+      auto n = recv(fd_, buf, sizeof buf, 0);
+      if (n <= 0) {
+        closed_ = true;
+        break;
+      }
+      out.append(buf, static_cast<size_t>(n));
+      if (out.find("\r\n\r\n") != std::string::npos && !wait_for_close_)
+        break;
+    }
+    return out;
+  }
+
+  // One whole response (headers and Content-Length bytes), at most `wait`.
+  std::string receive_response(std::chrono::milliseconds wait) {
+    std::string out;
+    auto until = std::chrono::steady_clock::now() + wait;
+    while (std::chrono::steady_clock::now() < until) {
+      auto end = out.find("\r\n\r\n");
+      if (end != std::string::npos) {
+        auto at = out.find("Content-Length: ");
+        if (at != std::string::npos && at < end &&
+            out.size() >= end + 4 + std::stoul(out.substr(at + 16)))
+          break;
+      }
+      pollfd p{fd_, POLLIN, 0};
+      if (poll(&p, 1, 50) <= 0)
+        continue;
+      char buf[4096];
+      auto n = recv(fd_, buf, sizeof buf, 0);
+      if (n <= 0) {
+        closed_ = true;
+        break;
+      }
+      out.append(buf, static_cast<size_t>(n));
+    }
+    return out;
+  }
+
+  // Reads until the peer closes, at most `wait`.
+  std::string receive_until_closed(std::chrono::milliseconds wait) {
+    wait_for_close_ = true;
+    return receive(wait);
+  }
+
+  bool closed() const { return closed_; }
+
+private:
+  int fd_;
+  bool closed_ = false;
+  bool wait_for_close_ = false;
+};
+
+std::string big_trigger(size_t size, const std::string& key = "big") {
+  std::string head =
+      R"({"dedupKey":")" + key + R"(","title":"t","policy":"default","details":{"pad":")";
+  std::string tail = R"("}})";
+  return head + std::string(size - head.size() - tail.size(), 'x') + tail;
+}
+
+std::string chunked(const std::string& body) {
+  std::string out;
+  for (size_t at = 0; at < body.size(); at += 65536) {
+    auto part = body.substr(at, 65536);
+    char size[32];
+    snprintf(size, sizeof size, "%zx\r\n", part.size());
+    out += size + part + "\r\n";
+  }
+  return out + "0\r\n\r\n";
+}
+
+int status_of(const std::string& response) {
+  if (response.rfind("HTTP/1.1 ", 0) != 0)
+    return 0;
+  return std::stoi(response.substr(9, 3));
+}
+
+} // namespace
+
+TEST_CASE("a chunked body over 512 KiB is refused with 413 and writes nothing") {
+  test::served_belay belay;
+  auto before = belay.row_counts();
+  raw_connection c{belay.process().port()};
+  c.send_text("POST /api/v1/incidents HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "
+              "alpha-key\r\nContent-Type: application/json\r\nTransfer-Encoding: "
+              "chunked\r\n\r\n" +
+              chunked(big_trigger(2 * 1024 * 1024)));
+  auto answer = c.receive_response(10s);
+  INFO(answer);
+  CHECK(status_of(answer) == 413);
+  CHECK(answer.find("\"body_too_large\"") != std::string::npos);
+  CHECK(answer.find("512 KiB") != std::string::npos);
+  CHECK(belay.row_counts() == before);
+  // The rest of the body was dropped, not read as further requests: the connection
+  // serves the next request, and a chunked body within the limit is fine.
+  auto& ok = c;
+  ok.send_text("POST /api/v1/incidents HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "
+               "alpha-key\r\nContent-Type: application/json\r\nTransfer-Encoding: "
+               "chunked\r\n\r\n" +
+               chunked(big_trigger(limit - 10, "fits")));
+  auto created = ok.receive_response(10s);
+  INFO(created);
+  CHECK(status_of(created) == 201);
+}
+
+TEST_CASE("a compressed body is inflated to at most 512 KiB, else 413") {
+  test::served_belay belay;
+  auto before = belay.row_counts();
+  auto http = belay.client();
+  http.set_compress(true); // gzip, Content-Encoding: gzip
+  httplib::Headers headers{{"Authorization", "Bearer alpha-key"}};
+  // 4 MiB of 'x' compresses to a few KiB: a decompression bomb in miniature.
+  auto bomb = test::to_reply(http.Post("/api/v1/incidents", headers,
+                                       big_trigger(4 * 1024 * 1024), "application/json"));
+  INFO(bomb.body);
+  CHECK(bomb.status == 413);
+  CHECK(test::error_code(bomb) == "body_too_large");
+  CHECK(belay.row_counts() == before);
+  auto small = test::to_reply(http.Post("/api/v1/incidents", headers,
+                                        big_trigger(4096, "gz"), "application/json"));
+  CHECK(small.status == 201);
+}
+
+TEST_CASE("form-encoded bodies are held to 512 KiB, not 8 KiB, and the 413 says so") {
+  test::served_belay belay;
+  auto http = belay.client();
+  httplib::Headers headers{{"Authorization", "Bearer alpha-key"}};
+  // curl -d sends JSON as application/x-www-form-urlencoded, as the README tour does.
+  auto form = "application/x-www-form-urlencoded";
+  auto r = test::to_reply(
+      http.Post("/api/v1/incidents", headers, big_trigger(64 * 1024), form));
+  INFO(r.body);
+  REQUIRE(r.status == 201);
+  belay.wait_settled(1); // its first step writes on its own
+  auto before = belay.row_counts();
+  auto over = test::to_reply(
+      http.Post("/api/v1/incidents", headers, big_trigger(limit + 100, "o"), form));
+  CHECK(over.status == 413);
+  CHECK(test::error_code(over) == "body_too_large");
+  CHECK(over.body.find("512 KiB") != std::string::npos);
+  CHECK(belay.row_counts() == before);
+}
+
+TEST_CASE("an API or integration key is refused before the body is read") {
+  test::served_belay belay;
+  for (auto [path, key] : {std::pair{"/api/v1/incidents", "wrong-key"},
+                           std::pair{"/api/v1/integrations/alertmanager", "alpha-key"}}) {
+    INFO(path);
+    raw_connection c{belay.process().port()};
+    // The body is announced and never sent: only a check before reading can answer.
+    c.send_text(std::string{"POST "} + path +
+                " HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + key +
+                "\r\nContent-Type: application/json\r\nContent-Length: 400000\r\n\r\n{");
+    auto started = std::chrono::steady_clock::now();
+    auto answer = c.receive_until_closed(3s);
+    INFO(answer);
+    CHECK(status_of(answer) == 401);
+    CHECK(answer.find("\"unknown_key\"") != std::string::npos);
+    CHECK(std::chrono::steady_clock::now() - started < 2s);
+    CHECK(c.closed());
+  }
+}
+
+TEST_CASE("a body on a GET or a declared length over the limit is refused unread") {
+  test::served_belay belay;
+  raw_connection big{belay.process().port()};
+  big.send_text(
+      "POST /v2/enqueue HTTP/1.1\r\nHost: x\r\nContent-Length: 9000000000\r\n\r\n");
+  auto answer = big.receive_until_closed(3s);
+  CHECK(status_of(answer) == 413);
+  CHECK(big.closed());
+  raw_connection get{belay.process().port()};
+  get.send_text("GET /healthz HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+                "10\r\nGET /healthz HTT\r\n0\r\n\r\n");
+  answer = get.receive_until_closed(3s);
+  INFO(answer);
+  CHECK(status_of(answer) == 400);
+  CHECK(answer.find("\"unexpected_body\"") != std::string::npos);
+  CHECK(answer.find("HTTP/1.1 200") == std::string::npos); // no smuggled second request
+}
+
+TEST_CASE("a client trickling its request loses its connection and holds no thread") {
+  // One HTTP thread: whoever holds it holds the node. A byte every 400 ms passes every
+  // per-read timeout (1 s); only the whole-request deadline (1 s here) cuts it.
+  test::served_belay belay{
+      test::two_orgs(), 1, {"--http-threads", "1", "--http-read-timeout-seconds", "1"}};
+  raw_connection slow{belay.process().port()};
+  std::string request =
+      "GET /healthz HTTP/1.1\r\nHost: x\r\nUser-Agent: slowloris\r\n\r\n";
+  bool cut = false;
+  auto started = std::chrono::steady_clock::now();
+  for (char ch : request) {
+    if (!slow.send_text(std::string(1, ch))) {
+      cut = true;
+      break;
+    }
+    slow.receive(400ms);
+    if (slow.closed()) {
+      cut = true;
+      break;
+    }
+  }
+  auto held = std::chrono::steady_clock::now() - started;
+  CHECK(cut);
+  CHECK(held < 4s);
+  // The thread is free again: an ordinary request is answered at once.
+  auto ok = belay.get("/healthz", "");
+  CHECK(ok.status == 200);
+}
+
+TEST_CASE("a saturated node answers 503 with Retry-After instead of queueing") {
+  // One thread and one queued connection; the third connection is shed.
+  test::served_belay belay{test::two_orgs(), 1, {"--http-threads", "1"}};
+  raw_connection holder{belay.process().port()};
+  holder.send_text("GET /hea"); // an unfinished request keeps the thread
+  std::this_thread::sleep_for(200ms);
+  raw_connection queued{belay.process().port()};
+  std::this_thread::sleep_for(200ms);
+  raw_connection shed{belay.process().port()};
+  shed.send_text("POST /api/v1/incidents HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "
+                 "alpha-key\r\nContent-Length: 2\r\n\r\n{}");
+  auto answer = shed.receive_until_closed(3s);
+  INFO(answer);
+  CHECK(status_of(answer) == 503);
+  CHECK(answer.find("Retry-After: 1") != std::string::npos);
+  CHECK(answer.find("\"overloaded\"") != std::string::npos);
+  CHECK(belay.count("SELECT count(*) FROM incident") == 0);
+}
