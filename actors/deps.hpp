@@ -17,6 +17,7 @@ struct deps {
   double lease_seconds = 30;
   double orphan_sweep_seconds = 5; // how often the registry sweeps for orphans; 0: never
   caf::timespan db_retry = std::chrono::seconds{1}; // back-off after a storage error
+  transport::answer_links answers; // the way back every page carries (section 11)
 };
 
 } // namespace belay

@@ -31,6 +31,7 @@ node start_node(caf::actor_system& sys, const node_options& opts, wall_clock clo
   n.d.node_id = opts.node_id;
   n.d.lease_seconds = opts.lease_seconds;
   n.d.orphan_sweep_seconds = opts.orphan_sweep_seconds;
+  n.d.answers = opts.answers;
   n.senders = spawn_senders(sys, opts.senders, opts.detached_io);
   dispatcher_options dopts;
   dopts.delivery.claim_lease_seconds = opts.claim_lease_seconds;

@@ -25,6 +25,9 @@ struct node_options {
   double poll_seconds = 5; // how often lapsed claims are released and channels polled
   double orphan_sweep_seconds = 5; // how often overdue incidents without an actor are
                                    // looked for (DESIGN.md section 13); 0: never
+  // The public URL and signing secret of the links in every page (DESIGN.md section
+  // 11); without a secret pages carry no link.
+  transport::answer_links answers;
 };
 
 // Registers belay's message types and quiets CAF's own logger.

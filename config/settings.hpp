@@ -24,8 +24,13 @@ struct settings {
   double poll_seconds = 5;
   double orphan_sweep_seconds = 5;
   int senders = 8;
+  std::string public_url;     // empty: http://<listen>:<port> (public_url_of)
+  std::string signing_secret; // empty: the one stored in the database
   std::string config_file;
 };
+
+// The base of every link in a page: --public-url, else http://<listen>:<port>.
+std::string public_url_of(const settings& s);
 
 struct setting_info {
   std::string flag;     // "port" for --port

@@ -7,6 +7,7 @@
 #include "http/keys.hpp"
 #include "http/server.hpp"
 #include "protocol/provisioning.hpp"
+#include "storage/answers.hpp"
 #include "storage/db.hpp"
 #include "storage/migrate.hpp"
 #include "storage/provision.hpp"
@@ -60,7 +61,9 @@ void provision(belay::storage::connection& conn, const std::string& path) {
                report.changed_rows);
 }
 
-void prepare_database(const belay::settings& s) {
+// Migrates and provisions; answers the signing secret of the answer links: the one
+// given, else the one every node shares through the database.
+std::string prepare_database(const belay::settings& s) {
   belay::storage::connection conn{s.database_url};
   auto applied = belay::storage::migrate(conn);
   if (applied.empty())
@@ -69,6 +72,8 @@ void prepare_database(const belay::settings& s) {
     spdlog::info("applied migration {}", v);
   if (!s.provision.empty())
     provision(conn, s.provision);
+  return s.signing_secret.empty() ? belay::storage::load_signing_secret(conn)
+                                  : s.signing_secret;
 }
 
 int serve(const belay::settings& s) {
@@ -79,7 +84,7 @@ int serve(const belay::settings& s) {
   sigaddset(&stop_signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
-  prepare_database(s);
+  belay::transport::answer_links answers{belay::public_url_of(s), prepare_database(s)};
 
   caf::actor_system_config cfg;
   belay::configure(cfg);
@@ -99,6 +104,7 @@ int serve(const belay::settings& s) {
   opts.claim_lease_seconds = s.claim_lease_seconds;
   opts.poll_seconds = s.poll_seconds;
   opts.orphan_sweep_seconds = s.orphan_sweep_seconds;
+  opts.answers = answers;
   auto node =
       belay::start_node(sys, opts, belay::anchor_to_system_time(sys.clock().now()));
   {
@@ -120,6 +126,7 @@ int serve(const belay::settings& s) {
   belay::api a{sys, node.registry, node.triggers, node.dispatcher,
                db,  keys,          info,          opts.storage_workers};
   a.clock = node.d.clock;
+  a.answers = answers;
   belay::server http{a, s.http_threads};
   int port = http.bind(s.listen, s.port);
   if (port < 0) {

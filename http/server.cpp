@@ -117,6 +117,7 @@ server::server(api& a, int threads) : impl_(new impl{a, {}}) {
   add_inspector_routes(http, impl_->a);
   add_metrics_routes(http, impl_->a);
   add_schedule_routes(http, impl_->a);
+  add_answer_routes(http, impl_->a);
 }
 
 server::~server() = default;

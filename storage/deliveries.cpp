@@ -15,9 +15,9 @@ namespace {
     "target, " d "idempotency_key, " d "status, " d "attempts, belay_us(" d              \
     "next_attempt_at), " d "last_error, " d "ambiguous, " d "failover_from, belay_us(" d \
     "sent_at), "                                                                         \
-    "belay_us(" d "created_at)"
+    "belay_us(" d "created_at), coalesce(" d "user_name, '')"
 
-constexpr int delivery_columns = 16;
+constexpr int delivery_columns = 17;
 
 delivery_record read_delivery(const result& r, int i) {
   delivery_record d;
@@ -37,6 +37,7 @@ delivery_record read_delivery(const result& r, int i) {
   d.failover_from = r.opt_int64(i, 13);
   d.sent_at = r.opt_int64(i, 14);
   d.created_at = r.int64(i, 15);
+  d.user = r.str(i, 16);
   return d;
 }
 
@@ -98,10 +99,10 @@ WITH o AS (
   RETURNING delivery_id, id
 ), failover AS (
   INSERT INTO delivery (org_id, incident_id, loop, step, channel, target, idempotency_key,
-                        status, next_attempt_at, failover_from, created_at)
+                        status, next_attempt_at, failover_from, created_at, user_name)
   SELECT org_id, incident_id, loop, step, failover_channel, target,
          belay_delivery_key(incident_id, loop, step, failover_channel, target),
-         'PENDING', belay_ts(settled_at), id, belay_ts(settled_at)
+         'PENDING', belay_ts(settled_at), id, belay_ts(settled_at), user_name
   FROM upd WHERE status = 'DEAD' AND failover_channel <> ''
   ON CONFLICT (idempotency_key) DO NOTHING
   RETURNING failover_from, id
@@ -128,9 +129,10 @@ WITH dl AS (
   RETURNING org_id, id, delivery_id
 ), fresh AS (
   INSERT INTO delivery (org_id, incident_id, loop, step, channel, target, idempotency_key,
-                        status, next_attempt_at, replay_of, created_at)
+                        status, next_attempt_at, replay_of, created_at, user_name)
   SELECT d.org_id, d.incident_id, d.loop, d.step, d.channel, d.target,
-         d.idempotency_key || ':replay' || dl.id, 'PENDING', belay_ts($3), d.id, belay_ts($3)
+         d.idempotency_key || ':replay' || dl.id, 'PENDING', belay_ts($3), d.id, belay_ts($3),
+         d.user_name
   FROM dl JOIN delivery d ON d.org_id = dl.org_id AND d.id = dl.delivery_id
   RETURNING org_id, id, incident_id, channel, target
 ), note AS (
@@ -146,8 +148,8 @@ SELECT id, channel FROM fresh)sql";
 std::vector<channel_config> load_channels(connection& c) {
   auto r =
       c.exec("SELECT org_id, name, type, url, secret, account, sender, max_attempts, "
-             "retry_base_seconds, retry_cap_seconds, timeout_seconds, failover_to "
-             "FROM channel ORDER BY org_id, name");
+             "retry_base_seconds, retry_cap_seconds, timeout_seconds, failover_to, "
+             "signing_secret FROM channel ORDER BY org_id, name");
   std::vector<channel_config> out;
   for (int i = 0; i < r.rows(); ++i) {
     channel_config ch;
@@ -163,6 +165,7 @@ std::vector<channel_config> load_channels(connection& c) {
     ch.retry_cap_seconds = r.float8(i, 9);
     ch.timeout_seconds = r.float8(i, 10);
     ch.failover_to = r.str(i, 11);
+    ch.signing_secret = r.str(i, 12);
     out.push_back(std::move(ch));
   }
   return out;

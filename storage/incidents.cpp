@@ -59,9 +59,12 @@ held_incident read_held(const result& r, int row) {
   i.exhausted_at = r.opt_int64(row, 16);
   i.version = r.int64(row, 17);
   i.shadow = r.boolean(row, 18);
-  if (r.null(row, 19))
+  i.acked_via = r.str(row, 19);
+  i.resolved_by = r.str(row, 20);
+  i.resolved_via = r.str(row, 21);
+  if (r.null(row, 22))
     return h;
-  h.ladder = shared_ladder(r.text(row, 19), i.id);
+  h.ladder = shared_ladder(r.text(row, 22), i.id);
   return h;
 }
 
@@ -79,10 +82,12 @@ std::string transition_sql(transition kind, bool by_key) {
   std::string set, from;
   if (kind == transition::ack) {
     set = "status = 'ACKNOWLEDGED', acked_at = belay_ts($3), acked_by = $4, "
-          "next_fire_at = NULL";
+          "acked_via = $5, next_fire_at = NULL";
     from = "('OPEN', 'EXHAUSTED')";
   } else {
-    set = "status = 'RESOLVED', resolved_at = belay_ts($3), next_fire_at = NULL";
+    set =
+        "status = 'RESOLVED', resolved_at = belay_ts($3), resolved_by = NULLIF($4, ''), "
+        "resolved_via = $5, next_fire_at = NULL";
     from = "('OPEN', 'ACKNOWLEDGED', 'EXHAUSTED')";
   }
   std::string which = by_key ? "dedup_key = $2" : "id = $2::bigint";
@@ -97,7 +102,7 @@ std::string transition_sql(transition kind, bool by_key) {
          "RETURNING d.id), note AS (INSERT INTO timeline (org_id, incident_id, at, kind, "
          "detail) SELECT cas.org_id, cas.id, belay_ts($3), '" +
          kind_name +
-         "', jsonb_build_object('by', $4::text, 'cancelledDeliveries', "
+         "', jsonb_build_object('by', $4::text, 'via', $5::text, 'cancelledDeliveries', "
          "(SELECT count(*) FROM cancelled)) FROM cas) "
          // Delivered at commit to every node, so that the one holding the incident
          // hears of it at once (DESIGN.md section 9).
@@ -201,8 +206,8 @@ transition_reply apply_transition(connection& c, const transition_command& cmd,
                                   micros now) {
   bool by_key = cmd.incident_id == 0;
   std::string which = by_key ? cmd.dedup_key : std::to_string(cmd.incident_id);
-  auto changed =
-      first(c.query(transition_sql(cmd.kind, by_key), cmd.org_id, which, now, cmd.by));
+  auto changed = first(
+      c.query(transition_sql(cmd.kind, by_key), cmd.org_id, which, now, cmd.by, cmd.via));
   if (changed)
     return {reply_code::ok, changed->incident};
   auto current =

@@ -34,6 +34,8 @@ std::string webhook_body(const page& p) {
   string_field(writer, "target", p.target);
   writer.Key("attempt");
   writer.Int(p.attempt);
+  if (!p.answer_url.empty())
+    string_field(writer, "ackUrl", p.answer_url); // the answer page (DESIGN.md 11)
   writer.EndObject();
   return std::string(buffer.GetString(), buffer.GetSize());
 }
