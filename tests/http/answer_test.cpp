@@ -381,3 +381,38 @@ TEST_CASE("a tampered answer token gets the same plain 404 and changes nothing")
   CHECK(belay.row_counts() == before);
   CHECK(status_of(belay, id) == "OPEN");
 }
+
+// Every node shares the signing secret through the database, and an answer through any
+// node reaches the node holding the incident at once, as an API acknowledge does.
+TEST_CASE("an answer link posted to another node acknowledges at the holding node at "
+          "once, and resolves there") {
+  sinks s;
+  test::served_belay belay{answer_org(s), 2};
+  const auto id = trigger(belay, "hook-2", "hook"); // node 0 holds it
+  REQUIRE(wait_received(s.http, "/hook", 1));
+  wait_sent(belay, id);
+  const auto path = webhook_ack_url(s.http).substr(base_url(belay).size());
+  auto held_status = [&] {
+    auto view = belay.get("/api/v1/inspector", "alpha-key", 0);
+    auto& incidents = view.json["incidents"];
+    return incidents.IsArray() && incidents.Size() == 1
+               ? std::string{incidents[0]["incident"]["status"].GetString()}
+               : std::string{"none held"};
+  };
+  REQUIRE(held_status() == "OPEN");
+
+  auto on_other = [&](const std::string& action) {
+    auto http = belay.client(1);
+    return test::to_reply(
+        http.Post(path.c_str(), "action=" + action, "application/x-www-form-urlencoded"));
+  };
+  auto acked = on_other("ack");
+  CHECK(acked.status == 200);
+  CHECK(contains(acked.body, "Acknowledged by #ops"));
+  CHECK(test::eventually([&] { return held_status() == "ACKNOWLEDGED"; }, 5s));
+  auto resolved = on_other("resolve");
+  CHECK(resolved.status == 200);
+  CHECK(contains(resolved.body, "Resolved by #ops"));
+  CHECK(test::eventually([&] { return held_status() == "none held"; }, 5s));
+  CHECK(field(incident(belay, id), "resolvedVia") == "link");
+}
