@@ -45,7 +45,10 @@ std::string answer_org(const sinks& s) {
       {"name":"slack","type":"slack","url":")" +
          s.http.url("/slack") + R"(","signingSecret":")" + slack_secret + R"("},
       {"name":"hook","type":"webhook","url":")" +
-         s.http.url("/hook") + R"("}],
+         s.http.url("/hook") + R"("},
+      {"name":"voice","type":"voice","url":")" +
+         s.http.url("/twilio") + R"(","account":"AC0123","secret":")" + twilio_token +
+         R"(","from":")" + twilio_number + R"("}],
     "users":[
       {"name":"alice","contacts":[{"name":"mail","channel":"mail","to":"alice@example.com"}],
        "rules":[{"contact":"mail"}]},
@@ -56,7 +59,8 @@ std::string answer_org(const sinks& s) {
                               {"delaySeconds":6,"targets":[{"channel":"hook","to":"lead"}]}]},
       {"name":"sms","steps":[{"delaySeconds":0,"targets":[{"user":"bob"}]}]},
       {"name":"slack","steps":[{"delaySeconds":0,"targets":[{"channel":"slack","to":"#ops"}]}]},
-      {"name":"hook","steps":[{"delaySeconds":0,"targets":[{"channel":"hook","to":"#ops"}]}]}
+      {"name":"hook","steps":[{"delaySeconds":0,"targets":[{"channel":"hook","to":"#ops"}]}]},
+      {"name":"voice","steps":[{"delaySeconds":0,"targets":[{"channel":"voice","to":"+15550003333"}]}]}
     ]}]})";
 }
 
@@ -415,4 +419,59 @@ TEST_CASE("an answer link posted to another node acknowledges at the holding nod
   CHECK(contains(resolved.body, "Resolved by #ops"));
   CHECK(test::eventually([&] { return held_status() == "none held"; }, 5s));
   CHECK(field(incident(belay, id), "resolvedVia") == "link");
+}
+
+TEST_CASE("a key pressed during the call, signed, acknowledges, and a forged one changes "
+          "nothing") {
+  sinks s;
+  test::served_belay belay{answer_org(s)};
+  const auto id = trigger(belay, "voice-1", "voice");
+  const std::string calls = "/twilio/2010-04-01/Accounts/AC0123/Calls.json";
+  REQUIRE(wait_received(s.http, calls, 1));
+  wait_sent(belay, id);
+  // The Twiml field, percent-decoded: its <Gather action="…"> is the callback.
+  std::string twiml;
+  {
+    auto body = received(s.http, calls).front().body;
+    auto at = body.find("Twiml=");
+    REQUIRE(at != std::string::npos);
+    auto encoded = body.substr(at + 6, body.find('&', at) - at - 6);
+    for (size_t i = 0; i < encoded.size(); ++i)
+      if (encoded[i] == '%' && i + 2 < encoded.size()) {
+        twiml += static_cast<char>(std::stoi(encoded.substr(i + 1, 2), nullptr, 16));
+        i += 2;
+      } else {
+        twiml += encoded[i] == '+' ? ' ' : encoded[i];
+      }
+  }
+  INFO("twiml: " << twiml);
+  const std::string action = "action=\"";
+  auto start = twiml.find(action);
+  REQUIRE(start != std::string::npos);
+  start += action.size();
+  const auto url = twiml.substr(start, twiml.find('"', start) - start);
+  REQUIRE(url.rfind(base_url(belay) + "/api/v1/integrations/twilio/voice?t=", 0) == 0);
+  const auto path = url.substr(base_url(belay).size());
+  const auto body = form({{"AccountSid", "AC0123"},
+                          {"CallSid", "CA0001"},
+                          {"Digits", "1"},
+                          {"From", twilio_number},
+                          {"To", "+15550003333"}});
+  auto press = [&](const std::string& token) {
+    return post_form(
+        belay, path, body,
+        {{"X-Twilio-Signature", python_signature("twilio", token, url, body)}});
+  };
+  const auto before = belay.row_counts();
+  CHECK(press("not-the-auth-token").status == 403);
+  CHECK(belay.row_counts() == before);
+  CHECK(status_of(belay, id) == "OPEN");
+
+  auto pressed = press(twilio_token);
+  CHECK(pressed.status == 200);
+  CHECK(contains(pressed.body, "<Response><Say>Acknowledged by +15550003333"));
+  auto acked = incident(belay, id);
+  CHECK(field(acked, "status") == "ACKNOWLEDGED");
+  CHECK(field(acked, "ackedBy") == "+15550003333");
+  CHECK(field(acked, "ackedVia") == "voice");
 }
