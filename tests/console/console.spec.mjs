@@ -146,9 +146,9 @@ try {
   await step('the acknowledgement reached the server, by the typed name', async () => {
     const res = await api('GET', `/api/v1/incidents/${incident.id}`);
     if (res.status !== 200) throw new Error(`GET /api/v1/incidents/${incident.id} answered ${res.status}`);
-    const {status, ackedBy} = res.json().incident;
-    if (status !== 'ACKNOWLEDGED' || ackedBy !== OPERATOR)
-      throw new Error(`server says status ${status}, ackedBy ${ackedBy}`);
+    const {status, ackedBy, ackedVia} = res.json().incident;
+    if (status !== 'ACKNOWLEDGED' || ackedBy !== OPERATOR || ackedVia !== 'console')
+      throw new Error(`server says status ${status}, ackedBy ${ackedBy}, ackedVia ${ackedVia}`);
   });
 
   const view = page.locator('#incident-view');
