@@ -85,7 +85,7 @@ void send_page(self_ptr self, storage::claimed_delivery cd) {
                     cd.delivery.loop,
                     cd.delivery.step,
                     cd.delivery.attempts};
-  transport::with_answer(p, st.d.answers, cd.delivery.id, now(self));
+  transport::with_answer(p, st.d.answers, cd.delivery, now(self));
   ++st.waiting;
   self->request(st.senders, caf::infinite, atom::send_v, st.config, std::move(p))
       .then(

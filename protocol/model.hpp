@@ -139,7 +139,8 @@ struct delivery_record {
   std::optional<int64_t> failover_from;
   std::optional<micros> sent_at;
   micros created_at = 0;
-  std::string user{}; // the person paged, when the page went through a user's rule
+  std::string update_of{}; // a status update: "acknowledged" or "resolved"
+  std::string user{};      // the person paged, when the page went through a user's rule
 };
 
 struct dead_letter_record {

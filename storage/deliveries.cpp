@@ -15,9 +15,10 @@ namespace {
     "target, " d "idempotency_key, " d "status, " d "attempts, belay_us(" d              \
     "next_attempt_at), " d "last_error, " d "ambiguous, " d "failover_from, belay_us(" d \
     "sent_at), "                                                                         \
-    "belay_us(" d "created_at), coalesce(" d "user_name, '')"
+    "belay_us(" d "created_at), coalesce(" d "user_name, ''), coalesce(" d               \
+    "update_of, '')"
 
-constexpr int delivery_columns = 17;
+constexpr int delivery_columns = 18;
 
 delivery_record read_delivery(const result& r, int i) {
   delivery_record d;
@@ -38,6 +39,7 @@ delivery_record read_delivery(const result& r, int i) {
   d.sent_at = r.opt_int64(i, 14);
   d.created_at = r.int64(i, 15);
   d.user = r.str(i, 16);
+  d.update_of = r.str(i, 17);
   return d;
 }
 
@@ -47,7 +49,8 @@ WITH due AS (
   FROM delivery d JOIN incident i ON i.org_id = d.org_id AND i.id = d.incident_id
   WHERE d.org_id = $1 AND d.channel = $2 AND d.status = 'PENDING'
     AND d.next_attempt_at <= belay_ts($3)
-    AND (i.status IN ('OPEN', 'EXHAUSTED') OR d.replay_of IS NOT NULL)
+    AND (i.status IN ('OPEN', 'EXHAUSTED') OR d.replay_of IS NOT NULL
+         OR d.update_of IS NOT NULL)
   -- Exactly delivery_due's order: the index scan stops after $6 rows. With ", d.id"
   -- added, a backlog of 5,000 pending rows was read and sorted whole on every claim.
   ORDER BY d.next_attempt_at
@@ -60,7 +63,9 @@ SET status = 'CLAIMED', claimed_by = $4, claim_expires_at = belay_ts($5),
 FROM due, incident i
 WHERE d.org_id = due.org_id AND d.id = due.id AND i.org_id = d.org_id AND i.id = d.incident_id
 RETURNING )sql" BELAY_DELIVERY_COLUMNS("d.") R"sql(,
-          i.dedup_key, i.title, i.severity, i.status)sql";
+          i.dedup_key, i.title, i.severity, i.status, coalesce(i.acked_by, ''),
+          coalesce(i.acked_via, ''), coalesce(i.resolved_by, ''),
+          coalesce(i.resolved_via, ''))sql";
 
 // $1: one JSON object per outcome (see outcome_json). Each row is settled only while its
 // claim is still this node's and still on the same attempt.
@@ -70,7 +75,8 @@ WITH o AS (
       attempts int, status text, next_at bigint, error text, ambiguous boolean, at bigint,
       failover_to text)
 ), held AS (
-  SELECT d.org_id, d.id, i.status AS incident_status, d.replay_of, o.status AS wanted,
+  SELECT d.org_id, d.id, i.status AS incident_status, d.replay_of, d.update_of,
+         o.status AS wanted,
          o.next_at, o.error, o.ambiguous, o.at, o.failover_to
   FROM o JOIN delivery d ON d.org_id = o.org_id AND d.id = o.id
          JOIN incident i ON i.org_id = d.org_id AND i.id = d.incident_id
@@ -81,7 +87,7 @@ WITH o AS (
   UPDATE delivery d SET
     status = CASE WHEN held.wanted = 'PENDING'
                        AND held.incident_status NOT IN ('OPEN', 'EXHAUSTED')
-                       AND held.replay_of IS NULL
+                       AND held.replay_of IS NULL AND held.update_of IS NULL
                   THEN 'CANCELLED' ELSE held.wanted END,
     next_attempt_at = CASE WHEN held.wanted = 'PENDING' THEN belay_ts(held.next_at) END,
     last_error = held.error, ambiguous = d.ambiguous OR held.ambiguous,
@@ -99,10 +105,13 @@ WITH o AS (
   RETURNING delivery_id, id
 ), failover AS (
   INSERT INTO delivery (org_id, incident_id, loop, step, channel, target, idempotency_key,
-                        status, next_attempt_at, failover_from, created_at, user_name)
+                        status, next_attempt_at, failover_from, created_at, user_name,
+                        status_updates, update_of)
   SELECT org_id, incident_id, loop, step, failover_channel, target,
-         belay_delivery_key(incident_id, loop, step, failover_channel, target),
-         'PENDING', belay_ts(settled_at), id, belay_ts(settled_at), user_name
+         belay_delivery_key(incident_id, loop, step, failover_channel, target) ||
+           coalesce(':' || update_of, ''),
+         'PENDING', belay_ts(settled_at), id, belay_ts(settled_at), user_name,
+         status_updates, update_of
   FROM upd WHERE status = 'DEAD' AND failover_channel <> ''
   ON CONFLICT (idempotency_key) DO NOTHING
   RETURNING failover_from, id
@@ -129,10 +138,11 @@ WITH dl AS (
   RETURNING org_id, id, delivery_id
 ), fresh AS (
   INSERT INTO delivery (org_id, incident_id, loop, step, channel, target, idempotency_key,
-                        status, next_attempt_at, replay_of, created_at, user_name)
+                        status, next_attempt_at, replay_of, created_at, user_name,
+                        status_updates, update_of)
   SELECT d.org_id, d.incident_id, d.loop, d.step, d.channel, d.target,
          d.idempotency_key || ':replay' || dl.id, 'PENDING', belay_ts($3), d.id, belay_ts($3),
-         d.user_name
+         d.user_name, d.status_updates, d.update_of
   FROM dl JOIN delivery d ON d.org_id = dl.org_id AND d.id = dl.delivery_id
   RETURNING org_id, id, incident_id, channel, target
 ), note AS (
@@ -188,6 +198,10 @@ std::vector<claimed_delivery> claim_due(connection& c, const claim_request& req)
     inc.title = r.str(i, col + 1);
     inc.severity = r.str(i, col + 2);
     inc.status = r.str(i, col + 3);
+    inc.acked_by = r.str(i, col + 4);
+    inc.acked_via = r.str(i, col + 5);
+    inc.resolved_by = r.str(i, col + 6);
+    inc.resolved_via = r.str(i, col + 7);
     inc.loop = d.loop;
     inc.current_step = d.step;
     out.push_back(std::move(cd));

@@ -98,8 +98,22 @@ std::string transition_sql(transition kind, bool by_key) {
          " RETURNING " BELAY_INCIDENT_COLUMNS
          "), cancelled AS (UPDATE delivery d SET status = 'CANCELLED' FROM cas "
          "WHERE d.org_id = cas.org_id AND d.incident_id = cas.id AND d.status = "
-         "'PENDING' "
-         "RETURNING d.id), note AS (INSERT INTO timeline (org_id, incident_id, at, kind, "
+         "'PENDING' AND d.update_of IS NULL "
+         "RETURNING d.id), "
+         // One status update per contact that asked for them and was paged (section 10).
+         "updates AS (INSERT INTO delivery (org_id, incident_id, loop, step, channel, "
+         "target, idempotency_key, status, next_attempt_at, created_at, user_name, "
+         "update_of) SELECT DISTINCT ON (d.channel, d.target) d.org_id, d.incident_id, "
+         "d.loop, d.step, d.channel, d.target, d.incident_id || ':" +
+         kind_name +
+         ":' || d.channel || ':' || d.target, 'PENDING', belay_ts($3), belay_ts($3), "
+         "d.user_name, '" +
+         kind_name +
+         "' FROM cas JOIN delivery d ON d.org_id = cas.org_id AND d.incident_id = cas.id "
+         "WHERE d.status_updates AND d.attempts > 0 AND d.update_of IS NULL AND NOT "
+         "cas.shadow ORDER BY d.channel, d.target, d.id DESC "
+         "ON CONFLICT (idempotency_key) DO NOTHING), note AS (INSERT INTO timeline "
+         "(org_id, incident_id, at, kind, "
          "detail) SELECT cas.org_id, cas.id, belay_ts($3), '" +
          kind_name +
          "', jsonb_build_object('by', $4::text, 'via', $5::text, 'cancelledDeliveries', "

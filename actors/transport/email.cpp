@@ -124,7 +124,13 @@ std::string email_message(const channel_config& channel, const page& p, std::tim
   m += "Date: " + rfc5322_date(now) + "\r\n";
   m += "From: " + header_text(one_line(channel.from)) + "\r\n";
   m += "To: " + p.target + "\r\n";
-  m += "Subject: [belay] " + upper_severity(p) + " " + header_text(title) + "\r\n";
+  const auto update = p.update.empty()
+                          ? std::string{}
+                          : one_line(protocol::render_status_update(incident, p.update));
+  if (update.empty())
+    m += "Subject: [belay] " + upper_severity(p) + " " + header_text(title) + "\r\n";
+  else
+    m += "Subject: " + header_text(update) + "\r\n";
   m += "Message-ID: <" + email_message_id(p) + ">\r\n";
   m += "MIME-Version: 1.0\r\n";
   // With the way back the message has the link in a text and an HTML part; the
@@ -141,6 +147,8 @@ std::string email_message(const channel_config& channel, const page& p, std::tim
   m += "Auto-Submitted: auto-generated\r\n";
   m += "X-Belay-Incident: " + std::to_string(incident.id) + "\r\n";
   m += "\r\n";
+  if (!update.empty())
+    m += update + "\r\n\r\n";
   if (linked) {
     m += std::string{"--"} + boundary + "\r\n";
     m += "Content-Type: text/plain; charset=utf-8\r\n";
@@ -156,7 +164,8 @@ std::string email_message(const channel_config& channel, const page& p, std::tim
   m += "Attempt:   " + std::to_string(p.attempt) + "\r\n";
   m += "\r\n";
   if (!linked) {
-    m += "Acknowledge the incident in belay to stop the escalation.\r\n";
+    if (update.empty())
+      m += "Acknowledge the incident in belay to stop the escalation.\r\n";
     return m;
   }
   m += "Acknowledge or resolve it here:\r\n" + p.answer_url + "\r\n\r\n";

@@ -17,6 +17,20 @@ void string_value(rapidjson::Writer<rapidjson::StringBuffer>& writer,
 } // namespace
 
 std::string slack_body(const page& p) {
+  if (!p.update.empty()) {
+    rapidjson::StringBuffer buffer;
+    protocol::json_writer writer(buffer);
+    writer.StartObject();
+    if (!p.target.empty()) {
+      writer.Key("channel");
+      protocol::write_string(writer, p.target);
+    }
+    writer.Key("text");
+    protocol::write_string(
+        writer, escape_markup(protocol::render_status_update(p.incident, p.update)));
+    writer.EndObject();
+    return std::string(buffer.GetString(), buffer.GetSize());
+  }
   if (!p.answer_token.empty()) {
     // With the way back: Acknowledge and Resolve buttons whose value is the token.
     rapidjson::StringBuffer buffer;

@@ -74,11 +74,13 @@ std::string clip(std::string_view text, size_t max_bytes) {
 
 } // namespace detail
 
-void with_answer(page& p, const answer_links& links, int64_t delivery_id, micros now) {
-  p.delivery_id = delivery_id;
-  if (links.signing_secret.empty())
+void with_answer(page& p, const answer_links& links, const delivery_record& delivery,
+                 micros now) {
+  p.delivery_id = delivery.id;
+  p.update = delivery.update_of;
+  if (links.signing_secret.empty() || !p.update.empty())
     return;
-  p.answer_token = protocol::make_answer_token(links.signing_secret, delivery_id,
+  p.answer_token = protocol::make_answer_token(links.signing_secret, delivery.id,
                                                now + protocol::answer_token_validity);
   p.answer_url = protocol::answer_url(links.public_url, p.answer_token);
   p.voice_url = protocol::twilio_voice_url(links.public_url, p.answer_token);

@@ -72,6 +72,8 @@ std::string form_encode(const std::vector<std::pair<std::string, std::string>>& 
 }
 
 std::string sms_text(const page& p) {
+  if (!p.update.empty())
+    return protocol::render_status_update(p.incident, p.update);
   // With the way back: "Reply 1 to acknowledge, 2 to resolve" and the link, last.
   if (!p.answer_url.empty())
     return protocol::render_sms_page(p.incident, p.answer_url);
@@ -80,6 +82,9 @@ std::string sms_text(const page& p) {
 }
 
 std::string voice_twiml(const page& p) {
+  if (!p.update.empty())
+    return protocol::render_twiml_say(
+        protocol::render_status_update(p.incident, p.update));
   // With the way back: one key gathered and posted to the voice callback.
   if (!p.voice_url.empty())
     return protocol::render_voice_gather(p.incident, p.voice_url);

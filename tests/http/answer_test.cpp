@@ -53,11 +53,14 @@ std::string answer_org(const sinks& s) {
       {"name":"alice","contacts":[{"name":"mail","channel":"mail","to":"alice@example.com"}],
        "rules":[{"contact":"mail"}]},
       {"name":"bob","contacts":[{"name":"phone","channel":"sms","to":")" +
-         bob_phone + R"("}], "rules":[{"contact":"phone"}]}],
+         bob_phone + R"("}], "rules":[{"contact":"phone"}]},
+      {"name":"dave","contacts":[{"name":"phone","channel":"sms","to":"+15550004444",
+                                  "statusUpdates":true}], "rules":[{"contact":"phone"}]}],
     "policies":[
       {"name":"mail","steps":[{"delaySeconds":0,"targets":[{"user":"alice"}]},
                               {"delaySeconds":6,"targets":[{"channel":"hook","to":"lead"}]}]},
       {"name":"sms","steps":[{"delaySeconds":0,"targets":[{"user":"bob"}]}]},
+      {"name":"updates","steps":[{"delaySeconds":0,"targets":[{"user":"bob"},{"user":"dave"}]}]},
       {"name":"slack","steps":[{"delaySeconds":0,"targets":[{"channel":"slack","to":"#ops"}]}]},
       {"name":"hook","steps":[{"delaySeconds":0,"targets":[{"channel":"hook","to":"#ops"}]}]},
       {"name":"voice","steps":[{"delaySeconds":0,"targets":[{"channel":"voice","to":"+15550003333"}]}]}
@@ -474,4 +477,45 @@ TEST_CASE("a key pressed during the call, signed, acknowledges, and a forged one
   CHECK(field(acked, "status") == "ACKNOWLEDGED");
   CHECK(field(acked, "ackedBy") == "+15550003333");
   CHECK(field(acked, "ackedVia") == "voice");
+}
+
+// DESIGN.md section 10: a contact with statusUpdates gets one message when an incident
+// it was paged for is acknowledged or resolved, saying by whom and how; others do not.
+TEST_CASE("a contact with statusUpdates hears once of the acknowledge and once of the "
+          "resolve, by whom and via what") {
+  sinks s;
+  test::served_belay belay{answer_org(s), 1, {"--poll-seconds", "0.2"}};
+  const std::string messages = "/twilio/2010-04-01/Accounts/AC0123/Messages.json";
+  const auto id = trigger(belay, "updates-1", "updates");
+  REQUIRE(wait_received(s.http, messages, 2));
+  wait_sent(belay, id);
+  auto texts_to = [&](const std::string& number) {
+    std::vector<std::string> out;
+    for (auto& r : received(s.http, messages))
+      if (contains(r.body, "To=" + percent_encode(number)))
+        out.push_back(r.body);
+    return out;
+  };
+  const auto tag = percent_encode(": #" + std::to_string(id) + " ");
+
+  REQUIRE(belay
+              .post("/api/v1/incidents/" + std::to_string(id) + "/ack",
+                    R"({"by":"erin"})", "alpha-key")
+              .status == 200);
+  REQUIRE(test::eventually([&] { return texts_to("+15550004444").size() == 2; }));
+  CHECK(contains(texts_to("+15550004444")[1],
+                 percent_encode("[belay] Acknowledged by erin via api") + tag));
+
+  // dave answers by SMS himself: the resolve is told to him too, once.
+  auto resolve = sms_reply(belay, "+15550004444", "2", twilio_token);
+  CHECK(contains(resolve.body, "Resolved by dave"));
+  REQUIRE(test::eventually([&] { return texts_to("+15550004444").size() == 3; }));
+  CHECK(contains(texts_to("+15550004444")[2],
+                 percent_encode("[belay] Resolved by dave via sms") + tag));
+  std::this_thread::sleep_for(1s); // a second update would be out by now
+  CHECK(texts_to("+15550004444").size() == 3);
+  CHECK(texts_to(bob_phone).size() == 1); // bob asked for no updates
+  CHECK(belay.count(
+            "SELECT count(*) FROM delivery WHERE incident_id = " + std::to_string(id) +
+            " AND update_of IS NOT NULL AND status = 'SENT'") == 2);
 }

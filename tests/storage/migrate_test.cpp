@@ -21,9 +21,9 @@ TEST_CASE("migrations apply once and re-running them changes nothing") {
                        "0001_init", "0002_batched_ingest", "0003_inline_functions",
                        "0004_timeline_unchecked", "0005_incident_fillfactor",
                        "0006_node_lease", "0007_delivery_key", "0008_people",
-                       "0009_trigger_mark", "0013_answers"});
+                       "0009_trigger_mark", "0013_answers", "0014_status_updates"});
   CHECK(storage::migrate(db.sql()).empty());
-  CHECK(count(db, "SELECT count(*) FROM schema_migrations") == 10);
+  CHECK(count(db, "SELECT count(*) FROM schema_migrations") == 11);
   CHECK(
       count(db, "SELECT count(*) FROM information_schema.tables WHERE table_schema = '" +
                     db.schema() +
@@ -67,7 +67,7 @@ TEST_CASE("two belay serve processes starting at once migrate once") {
                                 "--database-url", db.url(), "--node-id", "b"}};
   REQUIRE(a.wait_ready());
   REQUIRE(b.wait_ready());
-  CHECK(count(db, "SELECT count(*) FROM schema_migrations") == 10);
+  CHECK(count(db, "SELECT count(*) FROM schema_migrations") == 11);
   auto applied = [](const std::string& log) {
     return log.find("applied migration 0001_init") != std::string::npos;
   };

@@ -22,7 +22,9 @@ constexpr micros paged_at = 1'767'225'600'000'000; // 2026-01-01T00:00:00Z
 
 page linked_page(const std::string& channel, const std::string& target) {
   auto p = sample_page(channel, target);
-  with_answer(p, links, 9001, paged_at);
+  delivery_record d;
+  d.id = 9001;
+  with_answer(p, links, d, paged_at);
   return p;
 }
 
@@ -53,7 +55,9 @@ TEST_CASE("with_answer: one token per delivery, valid for 7 days from the given 
                                             paged_at + week));
 
   page unsigned_page = sample_page("ops-hook", "primary");
-  with_answer(unsigned_page, {"https://belay.example", ""}, 9001, paged_at);
+  delivery_record d;
+  d.id = 9001;
+  with_answer(unsigned_page, {"https://belay.example", ""}, d, paged_at);
   CHECK(unsigned_page.answer_url.empty());
   CHECK(webhook_body(unsigned_page).find("ackUrl") == std::string::npos);
 }
