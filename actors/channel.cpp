@@ -166,6 +166,7 @@ void start_send(self_ptr self, storage::claimed_delivery cd) {
                     cd.delivery.loop,
                     cd.delivery.step,
                     cd.delivery.attempts};
+  transport::with_answer(p, st.d.answers, cd.delivery, now(self));
   auto sender = take_sender(self);
   ++st.sending;
   // The transport gives up after the channel's timeout; a sender still silent well

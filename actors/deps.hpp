@@ -23,6 +23,7 @@ struct deps {
   // Every request to another actor has a deadline (DESIGN.md section 13): a storage
   // operation answers within the statement timeout plus the reply timeout's margin.
   caf::timespan request_timeout = std::chrono::seconds{35};
+  transport::answer_links answers; // the way back every page carries (section 11)
 };
 
 } // namespace belay

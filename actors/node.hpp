@@ -29,6 +29,9 @@ struct node_options {
   double listener_grace_seconds = 10; // a silent NOTIFY connection counts as lost
   double retention_days =
       90; // resolved incidents older are deleted by the sweep; 0: never
+  // The public URL and signing secret of the links in every page (DESIGN.md section
+  // 11); without a secret pages carry no link.
+  transport::answer_links answers;
 };
 
 // Registers belay's message types and quiets CAF's own logger.

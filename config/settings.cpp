@@ -71,6 +71,13 @@ const std::vector<setting_info>& setting_table() {
       {"retention-days", "BELAY_RETENTION_DAYS", "90",
        "resolved incidents older than this are deleted, with their timelines, "
        "deliveries and dead letters"},
+      {"public-url", "BELAY_PUBLIC_URL", "http://<listen>:<port>",
+       "the base of the answer links in every page (/a/<token>) and of the URLs Twilio "
+       "signs for SMS and voice replies"},
+      {"signing-secret", "BELAY_SIGNING_SECRET", "",
+       "signs the answer tokens in pages; default: the secret generated at the first "
+       "migration and stored in the database, shared by every node",
+       true},
   };
   return table;
 }
@@ -159,6 +166,13 @@ void apply(settings& s, const std::string& key, const std::string& value,
     s.allowed_target_networks = value;
   } else if (key == "retention-days")
     s.retention_days = to_int(name, value, 1);
+  else if (key == "public-url") {
+    if (value.rfind("http://", 0) != 0 && value.rfind("https://", 0) != 0)
+      throw std::invalid_argument(name + ": expected an http:// or https:// URL, got '" +
+                                  value + "'");
+    s.public_url = value;
+  } else if (key == "signing-secret")
+    s.signing_secret = value;
   else
     throw std::invalid_argument(where + "unknown setting '" + key + "' (see --help)");
 }
@@ -257,6 +271,14 @@ std::string settings_help() {
   return out.str();
 }
 
+std::string public_url_of(const settings& s) {
+  if (!s.public_url.empty())
+    return s.public_url;
+  const bool ipv6 = s.listen.find(':') != std::string::npos;
+  return "http://" + (ipv6 ? "[" + s.listen + "]" : s.listen) + ":" +
+         std::to_string(s.port);
+}
+
 std::string describe(const settings& s) {
   std::ostringstream out;
   out << "listen=" << s.listen << ":" << s.port
@@ -264,7 +286,9 @@ std::string describe(const settings& s) {
       << " http_threads=" << s.http_threads << " db_connections=" << s.db_connections
       << " node=" << s.node_id << " allowed_target_networks="
       << (s.allowed_target_networks.empty() ? "-" : s.allowed_target_networks)
-      << " provision=" << (s.provision.empty() ? "-" : s.provision);
+      << " provision=" << (s.provision.empty() ? "-" : s.provision)
+      << " public_url=" << public_url_of(s)
+      << " signing_secret=" << (s.signing_secret.empty() ? "stored" : "given");
   return out.str();
 }
 

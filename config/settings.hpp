@@ -33,8 +33,13 @@ struct settings {
   int api_rate_limit_per_minute = 6000;
   std::string allowed_target_networks; // validated CIDR list (protocol/network.hpp)
   int retention_days = 90;
+  std::string public_url;     // empty: http://<listen>:<port> (public_url_of)
+  std::string signing_secret; // empty: the one stored in the database
   std::string config_file;
 };
+
+// The base of every link in a page: --public-url, else http://<listen>:<port>.
+std::string public_url_of(const settings& s);
 
 struct setting_info {
   std::string flag;     // "port" for --port

@@ -33,6 +33,7 @@ struct api {
   node_info node; // id, version, started_at
   size_t storage_workers = 0;
   wall_clock clock{}; // the node's: `now` for requests that ask about a time
+  transport::answer_links answers{}; // checks answer tokens (DESIGN.md section 11)
   std::atomic<bool> stopping{false}; // long-lived streams end when set
   std::chrono::milliseconds actor_timeout{10'000};
   // For /readyz: the storage router, and whether the NOTIFY listener is listening
@@ -51,6 +52,7 @@ void add_dead_letter_routes(routes& http, api& a);
 void add_inspector_routes(routes& http, api& a);
 void add_metrics_routes(routes& http, api& a);
 void add_schedule_routes(routes& http, api& a);
+void add_answer_routes(routes& http, api& a);
 
 // 512 KiB: larger bodies are refused with 413 before any handler runs.
 inline constexpr size_t max_body_bytes = 512 * 1024;

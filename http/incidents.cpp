@@ -50,7 +50,8 @@ void transit(api& a, const httplib::Request& req, httplib::Response& res,
     return reply_error(res, *err);
   if (!id)
     return not_found(res);
-  transition_command cmd{*org, *id, {}, kind, std::get<0>(body).by};
+  auto& asked = std::get<0>(body);
+  transition_command cmd{*org, *id, {}, kind, asked.by, "native", asked.via};
   if (auto r = ask<transition_reply>(a, a.registry, res, atom::transition_v, cmd))
     reply_transition(res, *r);
 }

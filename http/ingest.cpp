@@ -59,8 +59,8 @@ void pagerduty(api& a, const httplib::Request& req, httplib::Response& res) {
               {"Integration policy '" + integration->policy + "' does not exist"}));
   } else {
     auto kind = ev.event_action == "acknowledge" ? transition::ack : transition::resolve;
-    transition_command cmd{integration->org_id, 0,       ev.dedup_key, kind,
-                           "pagerduty",         "events"};
+    transition_command cmd{integration->org_id, 0,        ev.dedup_key, kind,
+                           "pagerduty",         "events", "pagerduty"};
     // PagerDuty accepts an acknowledge or resolve of an unknown key, and so do we.
     if (!ask<transition_reply>(a, a.registry, res, atom::transition_v, cmd))
       return;
@@ -125,7 +125,8 @@ bool resolve(api& a, httplib::Response& res, const storage::integration_row& int
   for (auto* alert : wave.alerts) {
     transition_command cmd{integration.org_id, 0,
                            alert->dedup_key,   transition::resolve,
-                           "alertmanager",     "alertmanager"};
+                           "alertmanager",     "alertmanager",
+                           "alertmanager"};
     requests.push_back(
         to<transition_reply>(a.registry, atom::transition_v, std::move(cmd)));
   }

@@ -8,6 +8,7 @@
 #include "http/keys.hpp"
 #include "http/server.hpp"
 #include "protocol/provisioning.hpp"
+#include "storage/answers.hpp"
 #include "storage/db.hpp"
 #include "storage/listener.hpp"
 #include "storage/migrate.hpp"
@@ -77,7 +78,9 @@ void provision(belay::storage::connection& conn, const std::string& path) {
                report.changed_rows);
 }
 
-void prepare_database(const belay::settings& s) {
+// Migrates and provisions; answers the signing secret of the answer links: the one
+// given, else the one every node shares through the database.
+std::string prepare_database(const belay::settings& s) {
   belay::storage::connection conn{s.database_url};
   auto applied = belay::storage::migrate(conn);
   if (applied.empty())
@@ -86,6 +89,8 @@ void prepare_database(const belay::settings& s) {
     spdlog::info("applied migration {}", v);
   if (!s.provision.empty())
     provision(conn, s.provision);
+  return s.signing_secret.empty() ? belay::storage::load_signing_secret(conn)
+                                  : s.signing_secret;
 }
 
 // Set by the watchdog when a top-level actor died: the process exits non-zero, so that
@@ -175,7 +180,7 @@ int serve(const belay::settings& s) {
   limits.statement_timeout_seconds = s.db_statement_timeout_seconds;
   limits.keepalive_idle_seconds = s.db_keepalive_seconds;
   belay::storage::set_connection_limits(limits);
-  prepare_database(s);
+  belay::transport::answer_links answers{belay::public_url_of(s), prepare_database(s)};
   belay::transport::set_allowed_target_networks(
       std::get<std::vector<belay::protocol::cidr>>(
           belay::protocol::parse_cidr_list(s.allowed_target_networks)));
@@ -198,6 +203,7 @@ int serve(const belay::settings& s) {
   opts.claim_lease_seconds = s.claim_lease_seconds;
   opts.poll_seconds = s.poll_seconds;
   opts.orphan_sweep_seconds = s.orphan_sweep_seconds;
+  opts.answers = answers;
   opts.retention_days = s.retention_days;
   opts.listener_grace_seconds = s.listener_grace_seconds;
   // A storage operation answers within the statement timeout, or its connection is
@@ -234,6 +240,7 @@ int serve(const belay::settings& s) {
   a.storage = node.storage;
   if (auto listener = node.listener)
     a.listening = [listener] { return listener->listening(); };
+  a.answers = answers;
   a.max_streams = static_cast<size_t>(std::max(1, s.http_threads / 4));
   belay::server http{a,
                      belay::server_options{s.http_threads, s.http_read_timeout_seconds}};

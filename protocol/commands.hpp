@@ -39,6 +39,9 @@ struct transition_command {
   transition kind = transition::ack;
   std::string by;
   std::string source = "native"; // wire format, for metrics
+  // How the answer came (DESIGN.md section 11), recorded with `by`: api, console, link,
+  // sms, voice, slack, pagerduty or alertmanager.
+  std::string via = "api";
 };
 
 struct transition_reply {

@@ -46,8 +46,14 @@ void write_incident(json_writer& w, const incident_record& incident) {
   write_time_or_null(w, incident.acked_at);
   w.Key("ackedBy");
   write_string_or_null(w, incident.acked_by);
+  w.Key("ackedVia");
+  write_string_or_null(w, incident.acked_via);
   w.Key("resolvedAt");
   write_time_or_null(w, incident.resolved_at);
+  w.Key("resolvedBy");
+  write_string_or_null(w, incident.resolved_by);
+  w.Key("resolvedVia");
+  write_string_or_null(w, incident.resolved_via);
   w.Key("exhaustedAt");
   write_time_or_null(w, incident.exhausted_at);
   w.Key("version");

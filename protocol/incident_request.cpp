@@ -25,6 +25,7 @@ parsed<actor_request> parse_actor_request(std::string_view body, bool by_require
     request.by = r.required_string("by", max_name_chars);
   else
     request.by = r.optional_string("by", max_name_chars).value_or("");
+  request.via = r.optional_choice("via", {"api", "console"}).value_or("api");
   if (failure)
     return *failure;
   return request;

@@ -27,11 +27,13 @@ parsed<trigger_request> parse_trigger_request(std::string_view body);
 
 // POST /api/v1/incidents/{id}/ack and …/resolve
 struct actor_request {
-  std::string by; // empty: nobody named (resolve only)
+  std::string by;          // empty: nobody named (resolve only)
+  std::string via = "api"; // "api", or "console" when the console sends it
 };
 
-// {"by":"alice"}: "by" required, 1..255 characters. An empty body reports the missing
-// "by" rather than bad JSON, because that is what the caller has to fix.
+// {"by":"alice"}: "by" required, 1..255 characters; "via" optional, "api" (the
+// default) or "console". An empty body reports the missing "by" rather than bad JSON,
+// because that is what the caller has to fix.
 parsed<actor_request> parse_ack_request(std::string_view body);
 // An empty body, {} and {"by":…} are all fine.
 parsed<actor_request> parse_resolve_request(std::string_view body);

@@ -80,9 +80,10 @@ struct channel_config {
   std::string name;
   std::string type; // webhook | slack | email | sms | voice | log
   std::string url; // http(s) for webhook/slack, smtp(s) for email, API base for sms/voice
-  std::string secret;  // webhook HMAC key, Twilio auth token, SMTP password
-  std::string account; // Twilio account SID, SMTP user name
-  std::string from;    // email sender, sms/voice caller id
+  std::string secret;           // webhook HMAC key, Twilio auth token, SMTP password
+  std::string signing_secret{}; // slack: checks the X-Slack-Signature of button clicks
+  std::string account;          // Twilio account SID, SMTP user name
+  std::string from;             // email sender, sms/voice caller id
   int max_attempts = 4;
   double retry_base_seconds = 30;
   double retry_cap_seconds = 120;
@@ -106,7 +107,10 @@ struct incident_record {
   std::optional<micros> next_fire_at;
   std::optional<micros> acked_at;
   std::string acked_by;
+  std::string acked_via{}; // how (DESIGN.md section 11): api, console, link, sms, …
   std::optional<micros> resolved_at;
+  std::string resolved_by{};
+  std::string resolved_via{};
   std::optional<micros> exhausted_at;
   int64_t version = 1;
   bool shadow = false;
@@ -135,6 +139,8 @@ struct delivery_record {
   std::optional<int64_t> failover_from;
   std::optional<micros> sent_at;
   micros created_at = 0;
+  std::string update_of{}; // a status update: "acknowledged" or "resolved"
+  std::string user{};      // the person paged, when the page went through a user's rule
 };
 
 struct dead_letter_record {

@@ -87,6 +87,20 @@ std::string sms_outcome_text(answer_outcome outcome, const incident_record& inci
          one_line(clip(incident.title, max_sms_title_chars));
 }
 
+std::string render_status_update(const incident_record& incident,
+                                 std::string_view update) {
+  const bool acked = update == "acknowledged";
+  const std::string& by = acked ? incident.acked_by : incident.resolved_by;
+  const std::string& via = acked ? incident.acked_via : incident.resolved_via;
+  std::string text = acked ? "[belay] Acknowledged" : "[belay] Resolved";
+  if (!by.empty())
+    text += " by " + one_line(by);
+  if (!via.empty())
+    text += " via " + one_line(via);
+  return text + ": #" + std::to_string(incident.id) + " " +
+         one_line(clip(incident.title, max_sms_title_chars));
+}
+
 std::string sms_incident_not_paged(int64_t id) {
   return "Incident #" + std::to_string(id) + " did not page this number.";
 }

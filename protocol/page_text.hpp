@@ -31,6 +31,12 @@ inline constexpr std::string_view sms_nothing_to_answer =
     "No open incident paged this number.";
 std::string sms_incident_not_paged(int64_t id);
 
+// The one message a contact with statusUpdates gets when an incident it was paged for
+// is acknowledged or resolved (`update`: "acknowledged" or "resolved"), saying by whom
+// and how: "[belay] Acknowledged by alice via sms: #42 Disk full on db-1".
+std::string render_status_update(const incident_record& incident,
+                                 std::string_view update);
+
 struct email_parts {
   std::string subject; // one line, UTF-8: the transport encodes it for the header
   std::string text;    // text/plain

@@ -13,7 +13,7 @@ void page_user(const user_config& u, const std::string& via_schedule, step_pages
     for (auto& c : u.contacts)
       if (c.name == rule.contact)
         out.pages.push_back({c.channel, c.to, seconds_to_micros(rule.delay_seconds),
-                             u.name, via_schedule});
+                             u.name, via_schedule, c.status_updates});
 }
 
 } // namespace
@@ -29,7 +29,7 @@ step_pages expand_targets(const std::vector<target>& targets, const org_people& 
   step_pages out;
   for (auto& t : targets) {
     if (t.is_address()) {
-      out.pages.push_back({t.channel, t.to, 0, {}, {}});
+      out.pages.push_back({t.channel, t.to, 0, {}, {}, false});
     } else if (t.is_user()) {
       if (auto u = people.users.find(t.user); u != people.users.end())
         page_user(u->second, {}, out);

@@ -19,6 +19,8 @@ struct page_target {
   micros delay = 0;     // after the step fired (a user's rule); 0 for channel targets
   std::string user;     // whom it reaches, when a person
   std::string schedule; // through which schedule, when one
+  // The contact wants one more message when the incident is acknowledged or resolved.
+  bool status_updates = false;
 };
 
 // An org's people as the expansion needs them.

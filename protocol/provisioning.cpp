@@ -57,8 +57,8 @@ channel_config read_channel(const rapidjson::Value& value, const std::string& pa
                             std::optional<error>& failure) {
   field_reader r(value, path, failure);
   r.refuse_unknown({"name", "type", "url", "secret", "account", "from", "maxAttempts",
-                    "retryBaseSeconds", "retryCapSeconds", "timeoutSeconds",
-                    "failoverTo"});
+                    "retryBaseSeconds", "retryCapSeconds", "timeoutSeconds", "failoverTo",
+                    "signingSecret"});
   channel_config c;
   c.name = r.required_string("name", max_name_chars);
   if (r.ok() && c.name.find(':') != std::string::npos)
@@ -75,6 +75,9 @@ channel_config read_channel(const rapidjson::Value& value, const std::string& pa
   c.secret = r.optional_string("secret", no_length_limit, blank::allowed).value_or("");
   c.account = r.optional_string("account", no_length_limit, blank::allowed).value_or("");
   c.from = r.optional_string("from", no_length_limit, blank::allowed).value_or("");
+  // Slack's app signing secret, which signs the clicks on the page's buttons.
+  c.signing_secret =
+      r.optional_string("signingSecret", no_length_limit, blank::allowed).value_or("");
   c.max_attempts = r.optional_int("maxAttempts", 1).value_or(c.max_attempts);
   c.retry_base_seconds =
       r.optional_seconds("retryBaseSeconds", lowest_seconds::above_zero)

@@ -15,9 +15,10 @@ namespace {
     "target, " d "idempotency_key, " d "status, " d "attempts, belay_us(" d              \
     "next_attempt_at), " d "last_error, " d "ambiguous, " d "failover_from, belay_us(" d \
     "sent_at), "                                                                         \
-    "belay_us(" d "created_at)"
+    "belay_us(" d "created_at), coalesce(" d "user_name, ''), coalesce(" d               \
+    "update_of, '')"
 
-constexpr int delivery_columns = 16;
+constexpr int delivery_columns = 18;
 
 delivery_record read_delivery(const result& r, int i) {
   delivery_record d;
@@ -37,13 +38,16 @@ delivery_record read_delivery(const result& r, int i) {
   d.failover_from = r.opt_int64(i, 13);
   d.sent_at = r.opt_int64(i, 14);
   d.created_at = r.int64(i, 15);
+  d.user = r.str(i, 16);
+  d.update_of = r.str(i, 17);
   return d;
 }
 
 const std::string claim_sql = R"sql(
 WITH due AS (
   SELECT d.org_id, d.id,
-         i.status IN ('OPEN', 'EXHAUSTED') OR d.replay_of IS NOT NULL AS live
+         i.status IN ('OPEN', 'EXHAUSTED') OR d.replay_of IS NOT NULL
+           OR d.update_of IS NOT NULL AS live
   FROM delivery d JOIN incident i ON i.org_id = d.org_id AND i.id = d.incident_id
   WHERE d.org_id = $1 AND d.channel = $2 AND d.status = 'PENDING'
     AND d.next_attempt_at <= belay_ts($3)
@@ -61,7 +65,9 @@ SET status = CASE WHEN due.live THEN 'CLAIMED' ELSE 'CANCELLED' END,
 FROM due, incident i
 WHERE d.org_id = due.org_id AND d.id = due.id AND i.org_id = d.org_id AND i.id = d.incident_id
 RETURNING )sql" BELAY_DELIVERY_COLUMNS("d.") R"sql(,
-          i.dedup_key, i.title, i.severity, i.status)sql";
+          i.dedup_key, i.title, i.severity, i.status, coalesce(i.acked_by, ''),
+          coalesce(i.acked_via, ''), coalesce(i.resolved_by, ''),
+          coalesce(i.resolved_via, ''))sql";
 
 // $1: one JSON object per claim (org_id, id, attempts), $2 the node, $3 now, $4 the
 // renewed lease.
@@ -70,7 +76,8 @@ WITH c AS (
   SELECT * FROM json_to_recordset($1::json) AS c(org_id bigint, id bigint, attempts int)
 ), held AS (
   SELECT d.org_id, d.id,
-         i.status IN ('OPEN', 'EXHAUSTED') OR d.replay_of IS NOT NULL AS live
+         i.status IN ('OPEN', 'EXHAUSTED') OR d.replay_of IS NOT NULL
+           OR d.update_of IS NOT NULL AS live
   FROM c JOIN delivery d ON d.org_id = c.org_id AND d.id = c.id
          JOIN incident i ON i.org_id = d.org_id AND i.id = d.incident_id
   WHERE d.status = 'CLAIMED' AND d.claimed_by = $2 AND d.attempts = c.attempts
@@ -102,7 +109,8 @@ WITH o AS (
       attempts int, status text, next_at bigint, error text, ambiguous boolean, at bigint,
       failover_to text)
 ), held AS (
-  SELECT d.org_id, d.id, i.status AS incident_status, d.replay_of, o.status AS wanted,
+  SELECT d.org_id, d.id, i.status AS incident_status, d.replay_of, d.update_of,
+         o.status AS wanted,
          o.next_at, o.error, o.ambiguous, o.at, o.failover_to
   FROM o JOIN delivery d ON d.org_id = o.org_id AND d.id = o.id
          JOIN incident i ON i.org_id = d.org_id AND i.id = d.incident_id
@@ -113,7 +121,7 @@ WITH o AS (
   UPDATE delivery d SET
     status = CASE WHEN held.wanted = 'PENDING'
                        AND held.incident_status NOT IN ('OPEN', 'EXHAUSTED')
-                       AND held.replay_of IS NULL
+                       AND held.replay_of IS NULL AND held.update_of IS NULL
                   THEN 'CANCELLED' ELSE held.wanted END,
     next_attempt_at = CASE WHEN held.wanted = 'PENDING' THEN belay_ts(held.next_at) END,
     last_error = held.error, ambiguous = d.ambiguous OR held.ambiguous,
@@ -131,13 +139,16 @@ WITH o AS (
   RETURNING delivery_id, id
 ), failover AS (
   INSERT INTO delivery (org_id, incident_id, loop, step, channel, target, idempotency_key,
-                        status, next_attempt_at, failover_from, created_at)
+                        status, next_attempt_at, failover_from, created_at, user_name,
+                        status_updates, update_of)
   SELECT org_id, incident_id, loop, step, failover_channel, target,
-         belay_delivery_key(incident_id, loop, step, failover_channel, target),
-         'PENDING', belay_ts(settled_at), id, belay_ts(settled_at)
+         belay_delivery_key(incident_id, loop, step, failover_channel, target) ||
+           coalesce(':' || update_of, ''),
+         'PENDING', belay_ts(settled_at), id, belay_ts(settled_at), user_name,
+         status_updates, update_of
   -- No failover once the incident is settled: nobody would ever send it.
   FROM upd WHERE status = 'DEAD' AND failover_channel <> ''
-             AND incident_status IN ('OPEN', 'EXHAUSTED')
+             AND (incident_status IN ('OPEN', 'EXHAUSTED') OR update_of IS NOT NULL)
   ON CONFLICT (idempotency_key) DO NOTHING
   RETURNING failover_from, id
 ), note AS (
@@ -163,9 +174,11 @@ WITH dl AS (
   RETURNING org_id, id, delivery_id
 ), fresh AS (
   INSERT INTO delivery (org_id, incident_id, loop, step, channel, target, idempotency_key,
-                        status, next_attempt_at, replay_of, created_at)
+                        status, next_attempt_at, replay_of, created_at, user_name,
+                        status_updates, update_of)
   SELECT d.org_id, d.incident_id, d.loop, d.step, d.channel, d.target,
-         d.idempotency_key || ':replay' || dl.id, 'PENDING', belay_ts($3), d.id, belay_ts($3)
+         d.idempotency_key || ':replay' || dl.id, 'PENDING', belay_ts($3), d.id, belay_ts($3),
+         d.user_name, d.status_updates, d.update_of
   FROM dl JOIN delivery d ON d.org_id = dl.org_id AND d.id = dl.delivery_id
   RETURNING org_id, id, incident_id, channel, target
 ), note AS (
@@ -181,8 +194,8 @@ SELECT id, channel FROM fresh)sql";
 std::vector<channel_config> load_channels(connection& c) {
   auto r =
       c.exec("SELECT org_id, name, type, url, secret, account, sender, max_attempts, "
-             "retry_base_seconds, retry_cap_seconds, timeout_seconds, failover_to "
-             "FROM channel ORDER BY org_id, name");
+             "retry_base_seconds, retry_cap_seconds, timeout_seconds, failover_to, "
+             "signing_secret FROM channel ORDER BY org_id, name");
   std::vector<channel_config> out;
   for (int i = 0; i < r.rows(); ++i) {
     channel_config ch;
@@ -198,6 +211,7 @@ std::vector<channel_config> load_channels(connection& c) {
     ch.retry_cap_seconds = r.float8(i, 9);
     ch.timeout_seconds = r.float8(i, 10);
     ch.failover_to = r.str(i, 11);
+    ch.signing_secret = r.str(i, 12);
     out.push_back(std::move(ch));
   }
   return out;
@@ -231,6 +245,10 @@ std::vector<claimed_delivery> claim_due(connection& c, const claim_request& req)
     inc.title = r.str(i, col + 1);
     inc.severity = r.str(i, col + 2);
     inc.status = r.str(i, col + 3);
+    inc.acked_by = r.str(i, col + 4);
+    inc.acked_via = r.str(i, col + 5);
+    inc.resolved_by = r.str(i, col + 6);
+    inc.resolved_via = r.str(i, col + 7);
     inc.loop = d.loop;
     inc.current_step = d.step;
     out.push_back(std::move(cd));

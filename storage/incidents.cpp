@@ -59,9 +59,12 @@ held_incident read_held(const result& r, int row) {
   i.exhausted_at = r.opt_int64(row, 16);
   i.version = r.int64(row, 17);
   i.shadow = r.boolean(row, 18);
-  if (r.null(row, 19))
+  i.acked_via = r.str(row, 19);
+  i.resolved_by = r.str(row, 20);
+  i.resolved_via = r.str(row, 21);
+  if (r.null(row, 22))
     return h;
-  h.ladder = shared_ladder(r.text(row, 19), i.id);
+  h.ladder = shared_ladder(r.text(row, 22), i.id);
   return h;
 }
 
@@ -79,10 +82,12 @@ std::string transition_sql(transition kind, bool by_key) {
   std::string set, from;
   if (kind == transition::ack) {
     set = "status = 'ACKNOWLEDGED', acked_at = belay_ts($3), acked_by = $4, "
-          "next_fire_at = NULL";
+          "acked_via = $5, next_fire_at = NULL";
     from = "('OPEN', 'EXHAUSTED')";
   } else {
-    set = "status = 'RESOLVED', resolved_at = belay_ts($3), next_fire_at = NULL";
+    set =
+        "status = 'RESOLVED', resolved_at = belay_ts($3), resolved_by = NULLIF($4, ''), "
+        "resolved_via = $5, next_fire_at = NULL";
     from = "('OPEN', 'ACKNOWLEDGED', 'EXHAUSTED')";
   }
   std::string which = by_key ? "dedup_key = $2" : "id = $2::bigint";
@@ -93,11 +98,25 @@ std::string transition_sql(transition kind, bool by_key) {
          " RETURNING " BELAY_INCIDENT_COLUMNS
          "), cancelled AS (UPDATE delivery d SET status = 'CANCELLED' FROM cas "
          "WHERE d.org_id = cas.org_id AND d.incident_id = cas.id AND d.status = "
-         "'PENDING' "
-         "RETURNING d.id), note AS (INSERT INTO timeline (org_id, incident_id, at, kind, "
+         "'PENDING' AND d.update_of IS NULL "
+         "RETURNING d.id), "
+         // One status update per contact that asked for them and was paged (section 10).
+         "updates AS (INSERT INTO delivery (org_id, incident_id, loop, step, channel, "
+         "target, idempotency_key, status, next_attempt_at, created_at, user_name, "
+         "update_of) SELECT DISTINCT ON (d.channel, d.target) d.org_id, d.incident_id, "
+         "d.loop, d.step, d.channel, d.target, d.incident_id || ':" +
+         kind_name +
+         ":' || d.channel || ':' || d.target, 'PENDING', belay_ts($3), belay_ts($3), "
+         "d.user_name, '" +
+         kind_name +
+         "' FROM cas JOIN delivery d ON d.org_id = cas.org_id AND d.incident_id = cas.id "
+         "WHERE d.status_updates AND d.attempts > 0 AND d.update_of IS NULL AND NOT "
+         "cas.shadow ORDER BY d.channel, d.target, d.id DESC "
+         "ON CONFLICT (idempotency_key) DO NOTHING), note AS (INSERT INTO timeline "
+         "(org_id, incident_id, at, kind, "
          "detail) SELECT cas.org_id, cas.id, belay_ts($3), '" +
          kind_name +
-         "', jsonb_build_object('by', $4::text, 'cancelledDeliveries', "
+         "', jsonb_build_object('by', $4::text, 'via', $5::text, 'cancelledDeliveries', "
          "(SELECT count(*) FROM cancelled)) FROM cas) "
          // Delivered at commit to every node, so that the one holding the incident
          // hears of it at once (DESIGN.md section 9).
@@ -201,8 +220,8 @@ transition_reply apply_transition(connection& c, const transition_command& cmd,
                                   micros now) {
   bool by_key = cmd.incident_id == 0;
   std::string which = by_key ? cmd.dedup_key : std::to_string(cmd.incident_id);
-  auto changed =
-      first(c.query(transition_sql(cmd.kind, by_key), cmd.org_id, which, now, cmd.by));
+  auto changed = first(
+      c.query(transition_sql(cmd.kind, by_key), cmd.org_id, which, now, cmd.by, cmd.via));
   if (changed)
     return {reply_code::ok, changed->incident};
   auto current =

@@ -35,18 +35,20 @@ constexpr const char* disabled_integrations_sql =
 
 constexpr const char* channel_sql = R"sql(
 INSERT INTO channel AS c (org_id, name, type, url, secret, account, sender, max_attempts,
-                          retry_base_seconds, retry_cap_seconds, timeout_seconds, failover_to)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+                          retry_base_seconds, retry_cap_seconds, timeout_seconds, failover_to,
+                          signing_secret)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
 ON CONFLICT (org_id, name) DO UPDATE SET type = EXCLUDED.type, url = EXCLUDED.url,
   secret = EXCLUDED.secret, account = EXCLUDED.account, sender = EXCLUDED.sender,
   max_attempts = EXCLUDED.max_attempts, retry_base_seconds = EXCLUDED.retry_base_seconds,
   retry_cap_seconds = EXCLUDED.retry_cap_seconds, timeout_seconds = EXCLUDED.timeout_seconds,
-  failover_to = EXCLUDED.failover_to
+  failover_to = EXCLUDED.failover_to, signing_secret = EXCLUDED.signing_secret
 WHERE (c.type, c.url, c.secret, c.account, c.sender, c.max_attempts, c.retry_base_seconds,
-       c.retry_cap_seconds, c.timeout_seconds, c.failover_to)
+       c.retry_cap_seconds, c.timeout_seconds, c.failover_to, c.signing_secret)
   IS DISTINCT FROM (EXCLUDED.type, EXCLUDED.url, EXCLUDED.secret, EXCLUDED.account,
        EXCLUDED.sender, EXCLUDED.max_attempts, EXCLUDED.retry_base_seconds,
-       EXCLUDED.retry_cap_seconds, EXCLUDED.timeout_seconds, EXCLUDED.failover_to)
+       EXCLUDED.retry_cap_seconds, EXCLUDED.timeout_seconds, EXCLUDED.failover_to,
+       EXCLUDED.signing_secret)
 RETURNING (xmax = 0))sql";
 
 constexpr const char* policy_sql = R"sql(
@@ -204,7 +206,8 @@ provision_report apply(connection& c, const protocol::provisioning& p) {
       names.push_back(ch.name);
       note.upserted(c.query(channel_sql, org, ch.name, ch.type, ch.url, ch.secret,
                             ch.account, ch.from, ch.max_attempts, ch.retry_base_seconds,
-                            ch.retry_cap_seconds, ch.timeout_seconds, ch.failover_to),
+                            ch.retry_cap_seconds, ch.timeout_seconds, ch.failover_to,
+                            ch.signing_secret),
                     "channel", ch.name);
     }
     note.prune(c, "channel", "name", org, names, "channel");

@@ -28,12 +28,13 @@ WITH f AS (
             f_step, f_loop, f_at, f_scheduled_at, f_targets, f_nobody
 ), pages AS (
   INSERT INTO delivery (org_id, incident_id, loop, step, channel, target, idempotency_key,
-                        status, next_attempt_at, created_at)
+                        status, next_attempt_at, created_at, user_name, status_updates)
   SELECT cas.org_id, cas.id, f_loop, f_step, t.channel, t."to",
          belay_delivery_key(cas.id, f_loop, f_step, t.channel, t."to"),
          CASE WHEN cas.shadow THEN 'SHADOWED' ELSE 'PENDING' END,
-         belay_ts(f_at + t.delay), belay_ts(f_at)
-  FROM cas, json_to_recordset(f_targets) AS t(channel text, "to" text, delay bigint)
+         belay_ts(f_at + t.delay), belay_ts(f_at), t."user", coalesce(t.updates, false)
+  FROM cas, json_to_recordset(f_targets) AS t(channel text, "to" text, delay bigint,
+                                             "user" text, updates boolean)
   ON CONFLICT (idempotency_key) DO NOTHING
   RETURNING org_id, incident_id
 ), paged AS ( -- a join: a subquery per step would rescan every page of the batch
@@ -109,6 +110,10 @@ void fire_json(protocol::json_writer& w, const fire_event& f) {
     if (!p.schedule.empty()) {
       w.Key("schedule");
       protocol::write_string(w, p.schedule);
+    }
+    if (p.status_updates) {
+      w.Key("updates");
+      w.Bool(true);
     }
     w.EndObject();
   }

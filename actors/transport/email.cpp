@@ -1,5 +1,6 @@
 #include "actors/transport/channels.hpp"
 #include "actors/transport/curl.hpp"
+#include "protocol/page_text.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -123,14 +124,36 @@ std::string email_message(const channel_config& channel, const page& p, std::tim
   m += "Date: " + rfc5322_date(now) + "\r\n";
   m += "From: " + header_text(one_line(channel.from)) + "\r\n";
   m += "To: " + p.target + "\r\n";
-  m += "Subject: [belay] " + upper_severity(p) + " " + header_text(title) + "\r\n";
+  const auto update = p.update.empty()
+                          ? std::string{}
+                          : one_line(protocol::render_status_update(incident, p.update));
+  if (update.empty())
+    m += "Subject: [belay] " + upper_severity(p) + " " + header_text(title) + "\r\n";
+  else
+    m += "Subject: " + header_text(update) + "\r\n";
   m += "Message-ID: <" + email_message_id(p) + ">\r\n";
   m += "MIME-Version: 1.0\r\n";
-  m += "Content-Type: text/plain; charset=utf-8\r\n";
-  m += "Content-Transfer-Encoding: 8bit\r\n";
+  // With the way back the message has the link in a text and an HTML part; the
+  // boundary starts with "=_", which neither the text's lines nor base64 can.
+  constexpr const char* boundary = "=_belay_answer";
+  const bool linked = !p.answer_url.empty();
+  if (linked) {
+    m += std::string{"Content-Type: multipart/alternative; boundary=\""} + boundary +
+         "\"\r\n";
+  } else {
+    m += "Content-Type: text/plain; charset=utf-8\r\n";
+    m += "Content-Transfer-Encoding: 8bit\r\n";
+  }
   m += "Auto-Submitted: auto-generated\r\n";
   m += "X-Belay-Incident: " + std::to_string(incident.id) + "\r\n";
   m += "\r\n";
+  if (!update.empty())
+    m += update + "\r\n\r\n";
+  if (linked) {
+    m += std::string{"--"} + boundary + "\r\n";
+    m += "Content-Type: text/plain; charset=utf-8\r\n";
+    m += "Content-Transfer-Encoding: 8bit\r\n\r\n";
+  }
   m += "Incident " + std::to_string(incident.id) + ": " + title + "\r\n";
   m += "\r\n";
   m += "Severity:  " + upper_severity(p) + "\r\n";
@@ -140,7 +163,21 @@ std::string email_message(const channel_config& channel, const page& p, std::tim
        "'\r\n";
   m += "Attempt:   " + std::to_string(p.attempt) + "\r\n";
   m += "\r\n";
-  m += "Acknowledge the incident in belay to stop the escalation.\r\n";
+  if (!linked) {
+    if (update.empty())
+      m += "Acknowledge the incident in belay to stop the escalation.\r\n";
+    return m;
+  }
+  m += "Acknowledge or resolve it here:\r\n" + p.answer_url + "\r\n\r\n";
+  m += "The link answers as you: do not forward it.\r\n";
+  m += std::string{"--"} + boundary + "\r\n";
+  m += "Content-Type: text/html; charset=utf-8\r\n";
+  m += "Content-Transfer-Encoding: base64\r\n\r\n";
+  // An escaped title may make a line longer than SMTP's 998 octets: base64 it.
+  const auto html = base64(protocol::render_email_page(incident, p.answer_url).html);
+  for (size_t i = 0; i < html.size(); i += 76)
+    m += html.substr(i, 76) + "\r\n";
+  m += std::string{"--"} + boundary + "--\r\n";
   return m;
 }
 

@@ -1,5 +1,6 @@
 #include "actors/transport/channels.hpp"
 #include "actors/transport/curl.hpp"
+#include "protocol/page_text.hpp"
 
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
@@ -16,6 +17,33 @@ void string_value(rapidjson::Writer<rapidjson::StringBuffer>& writer,
 } // namespace
 
 std::string slack_body(const page& p) {
+  if (!p.update.empty()) {
+    rapidjson::StringBuffer buffer;
+    protocol::json_writer writer(buffer);
+    writer.StartObject();
+    if (!p.target.empty()) {
+      writer.Key("channel");
+      protocol::write_string(writer, p.target);
+    }
+    writer.Key("text");
+    protocol::write_string(
+        writer, escape_markup(protocol::render_status_update(p.incident, p.update)));
+    writer.EndObject();
+    return std::string(buffer.GetString(), buffer.GetSize());
+  }
+  if (!p.answer_token.empty()) {
+    // With the way back: Acknowledge and Resolve buttons whose value is the token.
+    rapidjson::StringBuffer buffer;
+    protocol::json_writer writer(buffer);
+    writer.StartObject();
+    if (!p.target.empty()) {
+      writer.Key("channel");
+      protocol::write_string(writer, p.target);
+    }
+    protocol::write_slack_page(writer, p.incident, p.answer_token, p.answer_url);
+    writer.EndObject();
+    return std::string(buffer.GetString(), buffer.GetSize());
+  }
   auto severity = upper_severity(p);
   auto title = escape_markup(one_line(clip(p.incident.title, 1000)));
   auto incident = "incident " + std::to_string(p.incident.id);

@@ -1,6 +1,8 @@
 #include "actors/transport/transport.hpp"
 
 #include "actors/transport/channels.hpp"
+#include "protocol/answer_token.hpp"
+#include "protocol/page_text.hpp"
 
 #include <cctype>
 #include <exception>
@@ -71,6 +73,18 @@ std::string clip(std::string_view text, size_t max_bytes) {
 }
 
 } // namespace detail
+
+void with_answer(page& p, const answer_links& links, const delivery_record& delivery,
+                 micros now) {
+  p.delivery_id = delivery.id;
+  p.update = delivery.update_of;
+  if (links.signing_secret.empty() || !p.update.empty())
+    return;
+  p.answer_token = protocol::make_answer_token(links.signing_secret, delivery.id,
+                                               now + protocol::answer_token_validity);
+  p.answer_url = protocol::answer_url(links.public_url, p.answer_token);
+  p.voice_url = protocol::twilio_voice_url(links.public_url, p.answer_token);
+}
 
 send_result send(const channel_config& channel, const page& p) {
   try {

@@ -20,7 +20,28 @@ struct page {
   int loop = 0;
   int step = 0;
   int attempt = 1;
+  // The way back (DESIGN.md section 11), set by with_answer(): the delivery, its answer
+  // token, <public url>/a/<token>, and where a call's <Gather> posts. Empty when the
+  // node has no signing secret: the page then carries no link.
+  int64_t delivery_id = 0;
+  // A status update rather than a page: "acknowledged" or "resolved" (with_answer).
+  std::string update{};
+  std::string answer_token{};
+  std::string answer_url{};
+  std::string voice_url{};
 };
+
+// What a node needs to put the way back into its pages.
+struct answer_links {
+  std::string public_url;     // the base of every link (--public-url)
+  std::string signing_secret; // signs the tokens; never logged
+};
+
+// Gives `p` what its delivery adds to the page: its id, whether it is a status update,
+// and (pages only) the delivery's token, valid for 7 days from `now` (the actor system's
+// clock), with the links made from it.
+void with_answer(page& p, const answer_links& links, const delivery_record& delivery,
+                 micros now);
 
 enum class outcome { sent, retry, permanent };
 

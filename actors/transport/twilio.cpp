@@ -1,5 +1,7 @@
 #include "actors/transport/channels.hpp"
 #include "actors/transport/curl.hpp"
+#include "protocol/page_text.hpp"
+#include "protocol/twiml.hpp"
 
 #include <cctype>
 
@@ -70,11 +72,22 @@ std::string form_encode(const std::vector<std::pair<std::string, std::string>>& 
 }
 
 std::string sms_text(const page& p) {
+  if (!p.update.empty())
+    return protocol::render_status_update(p.incident, p.update);
+  // With the way back: "Reply 1 to acknowledge, 2 to resolve" and the link, last.
+  if (!p.answer_url.empty())
+    return protocol::render_sms_page(p.incident, p.answer_url);
   return "[belay] " + upper_severity(p) + " " + one_line(clip(p.incident.title, 300)) +
          " - incident " + std::to_string(p.incident.id) + ", " + step_label(p);
 }
 
 std::string voice_twiml(const page& p) {
+  if (!p.update.empty())
+    return protocol::render_twiml_say(
+        protocol::render_status_update(p.incident, p.update));
+  // With the way back: one key gathered and posted to the voice callback.
+  if (!p.voice_url.empty())
+    return protocol::render_voice_gather(p.incident, p.voice_url);
   auto say = "belay page. " + upper_severity(p) + ". " +
              one_line(clip(p.incident.title, 300)) + ". Incident " +
              std::to_string(p.incident.id) + ", " + step_label(p) + ".";

@@ -34,6 +34,14 @@ std::string webhook_body(const page& p) {
   string_field(writer, "target", p.target);
   writer.Key("attempt");
   writer.Int(p.attempt);
+  if (!p.update.empty()) { // a status update: what happened, by whom, how
+    const bool acked = p.update == "acknowledged";
+    string_field(writer, "update", p.update);
+    string_field(writer, "by", acked ? p.incident.acked_by : p.incident.resolved_by);
+    string_field(writer, "via", acked ? p.incident.acked_via : p.incident.resolved_via);
+  }
+  if (!p.answer_url.empty())
+    string_field(writer, "ackUrl", p.answer_url); // the answer page (DESIGN.md 11)
   writer.EndObject();
   return std::string(buffer.GetString(), buffer.GetSize());
 }

@@ -300,7 +300,7 @@
     try {
       const res = await api(`/api/v1/incidents/${encodeURIComponent(id)}/${action}`, {
         method: 'POST',
-        body: by ? {by} : {},
+        body: by ? {by, via: 'console'} : {via: 'console'},
       });
       const verb = action === 'ack' ? 'acknowledge' : 'resolve';
       if (!res.ok) {
@@ -471,7 +471,7 @@
           el('span', {className: 'sub'}, `${inc.dedupKey} · ${inc.policy}`)),
         el('td', {className: 'status'},
           el('span', {className: `badge status-${inc.status}`}, inc.status),
-          inc.ackedBy ? el('span', {className: 'sub'}, `by ${inc.ackedBy}`) : null),
+          inc.ackedBy ? el('span', {className: 'sub'}, `by ${inc.ackedBy}${inc.ackedVia ? ' via ' + inc.ackedVia : ''}`) : null),
         el('td', {className: 'nowrap'}, `step ${inc.currentStep} · loop ${inc.loop}`),
         el('td', {className: 'timer', dataset: r.due ? {due: r.due} : {}}, r.due ? '' : '—'),
         el('td', {className: 'num'}, inc.version),

@@ -69,14 +69,17 @@
       deliveries.length ? deliveryTable(deliveries, people) : el('p', {className: 'empty'}, 'No deliveries yet.'));
   }
 
+  // " by alice via sms": who answered and how (api, console, link, sms, voice, slack, …).
+  const answeredBy = (by, via) => `${by ? ' by ' + by : ''}${via ? ' via ' + via : ''}`;
+
   function facts(inc) {
     const rows = [
       ['Dedup key', inc.dedupKey], ['Policy', inc.policy],
       ['Step / loop', `step ${inc.currentStep} · loop ${inc.loop}`], ['Events', inc.eventCount],
       ['Opened', when(inc.createdAt)], ['Last event', when(inc.lastSeenAt)],
       ['Next step', inc.nextFireAt ? when(inc.nextFireAt) : null],
-      ['Acknowledged', inc.ackedAt ? `${when(inc.ackedAt)}${inc.ackedBy ? ' by ' + inc.ackedBy : ''}` : null],
-      ['Resolved', inc.resolvedAt ? when(inc.resolvedAt) : null],
+      ['Acknowledged', inc.ackedAt ? `${when(inc.ackedAt)}${answeredBy(inc.ackedBy, inc.ackedVia)}` : null],
+      ['Resolved', inc.resolvedAt ? `${when(inc.resolvedAt)}${answeredBy(inc.resolvedBy, inc.resolvedVia)}` : null],
       ['Exhausted', inc.exhaustedAt ? when(inc.exhaustedAt) : null],
     ].filter(([, value]) => value !== null && value !== undefined);
     return el('dl', {className: 'facts'}, ...rows.flatMap(([name, value]) => [el('dt', {}, name), el('dd', {}, value)]));

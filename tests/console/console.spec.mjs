@@ -1,12 +1,15 @@
 // Real-browser test of the inspector console (issue 6), run by tests/http/console_test.cpp:
-//   node tests/console/console.spec.mjs <base-url> <api-key> <screenshot-path>
+//   node tests/console/console.spec.mjs <base-url> <api-key> <screenshot-path> <hook-port>
 // Debian's chromium, driven by playwright-core, opens /console, enters the key, sees an
 // incident triggered through the API appear without a reload, acknowledges it with the
 // page's button and sees ACKNOWLEDGED; opens the incident view and finds the timeline and
 // deliveries (who was paged, how, with what outcome), including a page to whoever is on
-// call; and uses the on-call view. Exits 0 only if all of that happened; every wait is
+// call; and uses the on-call view. Then it receives a page on its own webhook (listening
+// on <hook-port>), opens the page's answer link and acknowledges there, as the person
+// paged, and sees in the console how. Exits 0 only if all of that happened; every wait is
 // bounded, so a missing feature fails with a message instead of hanging.
 import {chromium} from 'playwright-core';
+import {createServer} from 'node:http';
 import {mkdtempSync, rmSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
@@ -18,9 +21,9 @@ const OPERATOR = 'console-test';
 const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-quic'];
 
-const [baseUrl, apiKey, screenshotPath] = process.argv.slice(2);
-if (!baseUrl || !apiKey || !screenshotPath) {
-  console.error('usage: node console.spec.mjs <base-url> <api-key> <screenshot-path>');
+const [baseUrl, apiKey, screenshotPath, hookPort] = process.argv.slice(2);
+if (!baseUrl || !apiKey || !screenshotPath || !hookPort) {
+  console.error('usage: node console.spec.mjs <base-url> <api-key> <screenshot-path> <hook-port>');
   process.exit(2);
 }
 
@@ -52,6 +55,21 @@ async function step(name, fn) {
     throw new Error(`step "${name}" failed: ${e.message.split('\n')[0]}`);
   }
 }
+
+// The webhook that belay's "hook" channel pages: every body it receives, by incident id.
+const hooked = new Map();
+const hook = createServer((req, res) => {
+  let body = '';
+  req.on('data', (chunk) => (body += chunk));
+  req.on('end', () => {
+    try {
+      const page = JSON.parse(body);
+      hooked.set(page.id, page);
+    } catch {}
+    res.end('ok');
+  });
+});
+await new Promise((resolve, reject) => hook.listen(Number(hookPort), '127.0.0.1', resolve).on('error', reject));
 
 const userDataDir = mkdtempSync(join(tmpdir(), 'belay-console-chromium-'));
 const pageErrors = [];
@@ -128,9 +146,9 @@ try {
   await step('the acknowledgement reached the server, by the typed name', async () => {
     const res = await api('GET', `/api/v1/incidents/${incident.id}`);
     if (res.status !== 200) throw new Error(`GET /api/v1/incidents/${incident.id} answered ${res.status}`);
-    const {status, ackedBy} = res.json().incident;
-    if (status !== 'ACKNOWLEDGED' || ackedBy !== OPERATOR)
-      throw new Error(`server says status ${status}, ackedBy ${ackedBy}`);
+    const {status, ackedBy, ackedVia} = res.json().incident;
+    if (status !== 'ACKNOWLEDGED' || ackedBy !== OPERATOR || ackedVia !== 'console')
+      throw new Error(`server says status ${status}, ackedBy ${ackedBy}, ackedVia ${ackedVia}`);
   });
 
   const view = page.locator('#incident-view');
@@ -207,6 +225,49 @@ try {
     if (listed.json().overrides.length !== 0) throw new Error('still listed: ' + listed.text);
   });
 
+  // Answering the page: carol is paged on the webhook, whose body carries the answer link.
+  const paged = await step('trigger an incident that pages carol on the webhook', async () => {
+    const res = await api('POST', '/api/v1/incidents',
+      {dedupKey: `console-answer-${Date.now()}`, title: 'Answer me from the page', policy: 'answer'});
+    if (res.status !== 201) throw new Error(`POST /api/v1/incidents answered ${res.status}: ${res.text}`);
+    return res.json().incident;
+  });
+  const ackUrl = await step('the webhook receives the page with its ackUrl', async () => {
+    const until = Date.now() + STEP_MS;
+    while (!hooked.has(paged.id) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    const body = hooked.get(paged.id);
+    if (!body) throw new Error('no page arrived on the webhook');
+    if (!body.ackUrl || !body.ackUrl.startsWith(baseUrl + '/a/')) throw new Error(`ackUrl is ${body.ackUrl}`);
+    return body.ackUrl;
+  });
+  const answerPage = await context.newPage();
+  answerPage.setDefaultTimeout(STEP_MS);
+  answerPage.on('pageerror', (e) => pageErrors.push(e.message));
+  await step('open the answer page: the incident, who was paged, the buttons', async () => {
+    const res = await answerPage.goto(ackUrl, {timeout: STEP_MS});
+    if (!res || res.status() !== 200) throw new Error(`GET ${ackUrl} answered ${res && res.status()}`);
+    await answerPage.locator('h1', {hasText: 'Answer me from the page'}).waitFor();
+    await answerPage.locator('dd', {hasText: 'carol'}).first().waitFor();
+    const before = (await api('GET', `/api/v1/incidents/${paged.id}`)).json().incident;
+    if (before.status !== 'OPEN') throw new Error(`opening the page made it ${before.status}`);
+  });
+  await step('acknowledge on the answer page and see the confirmation', async () => {
+    await answerPage.locator('button[value="ack"]').click();
+    await answerPage.locator('[role="status"]', {hasText: 'Acknowledged by carol'}).waitFor();
+    const {status, ackedBy, ackedVia} = (await api('GET', `/api/v1/incidents/${paged.id}`)).json().incident;
+    if (status !== 'ACKNOWLEDGED' || ackedBy !== 'carol' || ackedVia !== 'link')
+      throw new Error(`server says ${status} by ${ackedBy} via ${ackedVia}`);
+  });
+  await answerPage.close();
+  await step('the console says who acknowledged and how', async () => {
+    await page.locator('#incident-open-id').fill(String(paged.id));
+    await page.locator('#incident-open-form button[type=submit]').click();
+    await view.locator('#incident-heading', {hasText: `Incident ${paged.id}`}).waitFor();
+    await view.locator('.incident-timeline li[data-kind="acknowledged"]', {hasText: 'by carol via link'}).waitFor();
+    await view.locator('dd', {hasText: 'by carol via link'}).waitFor();
+    await page.locator('#incident-close').click();
+  });
+
   if (pageErrors.length) throw new Error('uncaught errors in the page: ' + pageErrors.join('; '));
 
   await step(`save a screenshot to ${screenshotPath}`, () => page.screenshot({path: screenshotPath, fullPage: true}));
@@ -229,6 +290,7 @@ try {
 } finally {
   await context?.close().catch(() => {});
   rmSync(userDataDir, {recursive: true, force: true});
+  hook.close();
   clearTimeout(watchdog);
 }
 process.exit(failed ? 1 : 0);

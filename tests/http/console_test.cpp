@@ -22,18 +22,25 @@ const char* const api_key = "console-test-key";
 // The spec triggers with policy "default"; the second step is far off, so the incident
 // is still OPEN (with a timer ticking in the page) when the browser acknowledges it.
 // Policy "oncall" pages whoever is on call in "primary", for the incident view.
-const char* const provisioning =
-    R"({"orgs":[{"name":"console","apiKeys":["console-test-key"],
-  "channels":[{"name":"log","type":"log"}],
+// Policy "answer" pages carol on the spec's own webhook, listening on `hook_port`.
+std::string provisioning(int hook_port) {
+  return R"({"orgs":[{"name":"console","apiKeys":["console-test-key"],
+  "channels":[{"name":"log","type":"log"},
+    {"name":"hook","type":"webhook","url":"http://127.0.0.1:)" +
+         std::to_string(hook_port) + R"(/hook"}],
   "users":[
     {"name":"alice","contacts":[{"name":"l","channel":"log","to":"alice"}],"rules":[{"contact":"l"}]},
-    {"name":"bob","contacts":[{"name":"l","channel":"log","to":"bob"}],"rules":[{"contact":"l"}]}],
+    {"name":"bob","contacts":[{"name":"l","channel":"log","to":"bob"}],"rules":[{"contact":"l"}]},
+    {"name":"carol","contacts":[{"name":"h","channel":"hook","to":"carol"}],"rules":[{"contact":"h"}]}],
   "schedules":[{"name":"primary","timeZone":"Europe/Berlin","layers":[{"name":"days",
     "users":["alice","bob"],"rotation":{"type":"daily","start":"2026-01-01T09:00"}}]}],
   "policies":[{"name":"default","steps":[
     {"delaySeconds":0,"targets":[{"channel":"log","to":"#ops"}]},
     {"delaySeconds":600,"targets":[{"channel":"log","to":"lead"}]}]},
-    {"name":"oncall","steps":[{"delaySeconds":0,"targets":[{"schedule":"primary"}]}]}]}]})";
+    {"name":"oncall","steps":[{"delaySeconds":0,"targets":[{"schedule":"primary"}]}]},
+    {"name":"answer","steps":[{"delaySeconds":0,"targets":[{"user":"carol"}]},
+      {"delaySeconds":600,"targets":[{"channel":"log","to":"lead"}]}]}]}]})";
+}
 
 bool exists(const std::string& path) {
   struct stat st;
@@ -81,7 +88,8 @@ TEST_CASE(
   const int fd = mkstemps(provision_path, 5);
   REQUIRE(fd >= 0);
   close(fd);
-  std::ofstream{provision_path} << provisioning;
+  const int hook_port = test::free_port();
+  std::ofstream{provision_path} << provisioning(hook_port);
 
   auto belay = test::belay_process::serve(db.url(), {"--provision", provision_path});
   const std::string base_url = "http://127.0.0.1:" + std::to_string(belay.port());
@@ -90,9 +98,9 @@ TEST_CASE(
 
   // The spec bounds each step (~15 s) and its whole run (120 s); timeout(1) is the last
   // guard against a hang, killing node and so the browser.
-  auto [code, output] =
-      run("cd '" + spec_dir + "' && timeout -k 10 180 node console.spec.mjs '" +
-          base_url + "' '" + api_key + "' '" + screenshot + "'");
+  auto [code, output] = run(
+      "cd '" + spec_dir + "' && timeout -k 10 180 node console.spec.mjs '" + base_url +
+      "' '" + api_key + "' '" + screenshot + "' " + std::to_string(hook_port));
   INFO("console.spec.mjs output:\n" << output);
   INFO("belay log (tail):\n" << tail(belay.log(), 4000));
   CHECK(code == 0);

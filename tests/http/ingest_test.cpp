@@ -189,6 +189,7 @@ TEST_CASE("native API: ack and resolve follow the lifecycle and repeat harmlessl
   REQUIRE(acked.status == 200);
   CHECK(acked.json["incident"]["status"] == "ACKNOWLEDGED");
   CHECK(acked.json["incident"]["ackedBy"] == "alice");
+  CHECK(acked.json["incident"]["ackedVia"] == "api");
   CHECK(acked.json["incident"]["nextFireAt"].IsNull());
   auto version = acked.json["incident"]["version"].GetInt64();
 
@@ -201,6 +202,8 @@ TEST_CASE("native API: ack and resolve follow the lifecycle and repeat harmlessl
   REQUIRE(resolved.status == 200);
   CHECK(resolved.json["incident"]["status"] == "RESOLVED");
   CHECK(resolved.json["incident"]["resolvedAt"].IsString());
+  CHECK(resolved.json["incident"]["resolvedBy"] == "bob");
+  CHECK(resolved.json["incident"]["resolvedVia"] == "api");
   version = resolved.json["incident"]["version"].GetInt64();
 
   auto resolved_again = belay.post(at(id) + "/resolve", "", "alpha-key");
@@ -280,8 +283,10 @@ TEST_CASE(
                     "pd-disk");
   CHECK(column(belay, "pd-disk", "status") == "ACKNOWLEDGED");
   CHECK(column(belay, "pd-disk", "acked_by") == "pagerduty");
+  CHECK(column(belay, "pd-disk", "acked_via") == "pagerduty");
   check_pd_accepted(enqueue(belay, "resolve", R"(,"dedup_key":"pd-disk")"), "pd-disk");
   CHECK(column(belay, "pd-disk", "status") == "RESOLVED");
+  CHECK(column(belay, "pd-disk", "resolved_via") == "pagerduty");
   // PagerDuty accepts events about keys it does not know; so does belay.
   check_pd_accepted(enqueue(belay, "resolve", R"(,"dedup_key":"pd-never-seen")"),
                     "pd-never-seen");
@@ -371,7 +376,8 @@ TEST_CASE("an Alertmanager webhook's alerts are written together, in order per a
   check_counts(belay.post(path, am_webhook("firing", {fires, stops, fires}), "alpha-am"),
                2, 0, 1, 0);
   CHECK(belay.count("SELECT count(*) FROM incident WHERE dedup_key = 'flap0001' AND "
-                    "status = 'RESOLVED'") == 1);
+                    "status = 'RESOLVED' AND resolved_by = 'alertmanager' AND "
+                    "resolved_via = 'alertmanager'") == 1);
   CHECK(belay.count("SELECT count(*) FROM incident WHERE dedup_key = 'flap0001' AND "
                     "status = 'OPEN'") == 1);
 }

@@ -53,14 +53,15 @@ TEST_CASE("incident renders absent optionals as null and no internal fields") {
   r.next_fire_at.reset();
   auto doc = json(render_incident_only(r));
   const auto& i = doc["incident"];
-  for (auto name : {"nextFireAt", "ackedAt", "ackedBy", "resolvedAt", "exhaustedAt"}) {
+  for (auto name : {"nextFireAt", "ackedAt", "ackedBy", "ackedVia", "resolvedAt",
+                    "resolvedBy", "resolvedVia", "exhaustedAt"}) {
     INFO(name);
     REQUIRE(i.HasMember(name));
     CHECK(i[name].IsNull());
   }
   CHECK_FALSE(i.HasMember("orgId"));
   CHECK_FALSE(i.HasMember("shadow"));
-  CHECK(i.MemberCount() == 17);
+  CHECK(i.MemberCount() == 20);
   CHECK_FALSE(doc.HasMember("deduplicated"));
 }
 
@@ -75,6 +76,21 @@ TEST_CASE("an acknowledged and exhausted incident shows who and when") {
   CHECK(str(i["incident"]["ackedAt"]) == "2026-11-29T18:20:15.124Z");
   CHECK(str(i["incident"]["ackedBy"]) == "alice");
   CHECK(str(i["incident"]["exhaustedAt"]) == "2026-11-29T18:20:15.123Z");
+}
+
+TEST_CASE("an answered incident shows how it was acknowledged and who resolved it how") {
+  incident_record r = open_incident();
+  r.status = status_resolved;
+  r.acked_at = t0;
+  r.acked_by = "alice";
+  r.acked_via = "sms";
+  r.resolved_at = t0 + 1000;
+  r.resolved_by = "bob";
+  r.resolved_via = "slack";
+  auto i = json(render_incident_only(r));
+  CHECK(str(i["incident"]["ackedVia"]) == "sms");
+  CHECK(str(i["incident"]["resolvedBy"]) == "bob");
+  CHECK(str(i["incident"]["resolvedVia"]) == "slack");
 }
 
 TEST_CASE("incident list carries the next cursor or null") {

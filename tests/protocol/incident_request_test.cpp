@@ -168,6 +168,18 @@ TEST_CASE("ack names who acknowledged") {
   CHECK(value_of(parse_ack_request(R"({"by":"alice"})")).by == "alice");
 }
 
+TEST_CASE("ack and resolve say they came through the API unless the console says so") {
+  CHECK(value_of(parse_ack_request(R"({"by":"alice"})")).via == "api");
+  CHECK(value_of(parse_ack_request(R"({"by":"alice","via":"console"})")).via ==
+        "console");
+  CHECK(value_of(parse_resolve_request("")).via == "api");
+  CHECK(value_of(parse_resolve_request(R"({"via":"console"})")).via == "console");
+  // Only belay's own answers say link, sms, voice or slack.
+  auto forged = error_of(parse_ack_request(R"({"by":"alice","via":"sms"})"));
+  CHECK(forged.code == "invalid_value");
+  CHECK(forged.field == "via");
+}
+
 TEST_CASE("ack without by is missing_field, also for an empty body") {
   for (auto body : {"", "{}", R"({"by":null})"}) {
     auto e = error_of(parse_ack_request(body));

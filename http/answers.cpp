@@ -1,0 +1,306 @@
+// Answering the page (DESIGN.md section 11): the answer page behind every page's link,
+// Twilio's inbound SMS and voice callbacks, and Slack's button clicks. Each answer is
+// an acknowledge or resolve through the registry, exactly like the API's, so it reaches
+// the node holding the incident at once; it records who answered and how (`via`).
+#include "storage/answers.hpp"
+
+#include "http/respond.hpp"
+#include "protocol/answer_page.hpp"
+#include "protocol/answer_token.hpp"
+#include "protocol/form.hpp"
+#include "protocol/inbound_signatures.hpp"
+#include "protocol/page_text.hpp"
+#include "protocol/reply_command.hpp"
+#include "protocol/slack_action.hpp"
+#include "protocol/twiml.hpp"
+#include "storage/db.hpp"
+#include "storage/incidents.hpp"
+
+#include <caf/actor_system.hpp>
+
+namespace belay {
+
+namespace {
+
+micros now(const api& a) {
+  return a.clock.at(a.sys.clock().now());
+}
+
+void reply_html(httplib::Response& res, int status, const std::string& html) {
+  res.status = status;
+  // The URL is the credential: keep it out of caches, other sites' logs and indexes.
+  res.set_header("Cache-Control", "no-store");
+  res.set_header("Referrer-Policy", "no-referrer");
+  res.set_header("X-Robots-Tag", "noindex");
+  res.set_header("X-Frame-Options", "DENY");
+  res.set_content(html, "text/html; charset=utf-8");
+}
+
+void not_found(httplib::Response& res) {
+  reply_html(res, 404, protocol::render_answer_not_found());
+}
+
+// Every inbound request whose signature does not hold: the same answer, whatever failed.
+void forbidden(httplib::Response& res) {
+  reply_error(res, 403, "invalid_signature", "the request's signature is not valid");
+}
+
+void reply_twiml(httplib::Response& res, const std::string& twiml) {
+  res.status = 200;
+  res.set_content(twiml, "application/xml");
+}
+
+// The URL Twilio requested, as it signed it: the public URL and the request's own path
+// and query, exactly as sent.
+std::string signed_url(const api& a, const httplib::Request& req) {
+  std::string base = a.answers.public_url;
+  while (!base.empty() && base.back() == '/')
+    base.pop_back();
+  return base + req.target;
+}
+
+// The voice callback's ?t=<token>, from the query itself: cpp-httplib mixes the body's
+// fields into the same parameters, and Twilio's body is not the place to look.
+std::string query_token(const httplib::Request& req) {
+  const auto query = req.target.find('?');
+  if (query == std::string::npos)
+    return {};
+  auto fields = protocol::parse_form(std::string_view{req.target}.substr(query + 1));
+  if (auto* found = std::get_if<protocol::form_fields>(&fields))
+    return protocol::form_value(*found, "t").value_or("");
+  return {};
+}
+
+// What an acknowledge or resolve came to, in the words every way of answering uses.
+protocol::answer_outcome outcome_of(protocol::answer_action action,
+                                    const transition_reply& r) {
+  using protocol::answer_outcome;
+  const bool ack = action == protocol::answer_action::acknowledge;
+  switch (r.code) {
+  case reply_code::ok:
+    return ack ? answer_outcome::acknowledged : answer_outcome::resolved;
+  case reply_code::unchanged:
+    return ack ? answer_outcome::already_acknowledged : answer_outcome::already_resolved;
+  case reply_code::conflict: // acknowledging a resolved incident
+    return answer_outcome::already_resolved;
+  default:
+    return answer_outcome::unavailable;
+  }
+}
+
+struct answered {
+  protocol::answer_outcome outcome = protocol::answer_outcome::unavailable;
+  incident_record incident; // as it stands after the answer (before it, if unavailable)
+};
+
+// Acknowledges or resolves through the registry, as the API does (the same path tells
+// the node holding the incident at once).
+answered answer(api& a, int64_t org, const incident_record& incident,
+                protocol::answer_action action, const std::string& by, const char* via) {
+  const auto kind = action == protocol::answer_action::acknowledge ? transition::ack
+                                                                   : transition::resolve;
+  transition_command cmd{org, incident.id, {}, kind, by, "native", via};
+  httplib::Response
+      scratch; // ask() writes its JSON 503 here; callers answer in their way
+  auto r = ask<transition_reply>(a, a.registry, scratch, atom::transition_v, cmd);
+  if (!r || r->code == reply_code::not_found)
+    return {protocol::answer_outcome::unavailable, incident};
+  return {outcome_of(action, *r), r->incident};
+}
+
+// The delivery a valid, unexpired token names, with its incident; nullopt for any
+// token belay did not sign, altered, expired, or whose delivery is gone.
+struct token_target {
+  storage::answered_delivery delivery;
+  incident_record incident;
+};
+
+std::optional<token_target> resolve_token(api& a, storage::connection& conn,
+                                          const std::string& token) {
+  auto id = protocol::verify_answer_token(a.answers.signing_secret, token, now(a));
+  if (!id)
+    return std::nullopt;
+  auto delivery = storage::load_answered_delivery(conn, *id);
+  if (!delivery)
+    return std::nullopt;
+  auto held = storage::load_incident(conn, delivery->org_id, delivery->incident_id);
+  if (!held)
+    return std::nullopt;
+  return token_target{std::move(*delivery), std::move(held->incident)};
+}
+
+// GET /a/<token>: looks, never changes anything (mail scanners open links).
+void show_answer_page(api& a, const httplib::Request& req, httplib::Response& res) {
+  auto conn = a.db.acquire();
+  auto target = resolve_token(a, *conn, req.matches[1]);
+  if (!target)
+    return not_found(res);
+  reply_html(res, 200,
+             protocol::render_answer_page(target->incident, target->delivery.person()));
+}
+
+// POST /a/<token> with action=ack|resolve: answers as the delivery's person.
+void post_answer_page(api& a, const httplib::Request& req, httplib::Response& res) {
+  std::optional<token_target> target;
+  {
+    auto conn = a.db.acquire();
+    target = resolve_token(a, *conn, req.matches[1]);
+  }
+  if (!target)
+    return not_found(res);
+  const std::string& person = target->delivery.person();
+  auto fields = protocol::parse_form(req.body);
+  std::optional<protocol::answer_action> action;
+  if (auto* form = std::get_if<protocol::form_fields>(&fields))
+    if (auto value = protocol::form_value(*form, "action"))
+      action = protocol::parse_answer_action(*value);
+  if (!action)
+    return reply_html(
+        res, 400,
+        protocol::render_answer_confirmation(
+            target->incident, person, protocol::answer_outcome::not_understood, person));
+  auto done =
+      answer(a, target->delivery.org_id, target->incident, *action, person, "link");
+  reply_html(
+      res, done.outcome == protocol::answer_outcome::unavailable ? 503 : 200,
+      protocol::render_answer_confirmation(done.incident, person, done.outcome, person));
+}
+
+// POST /api/v1/integrations/twilio/sms: a reply to a page. Signed with the auth token
+// of the sms channel whose `from` is the number written to (`To`).
+void twilio_sms(api& a, const httplib::Request& req, httplib::Response& res) {
+  auto parsed = protocol::parse_form(req.body);
+  if (auto* err = std::get_if<protocol::error>(&parsed))
+    return reply_error(res, *err);
+  const auto& fields = std::get<protocol::form_fields>(parsed);
+  const auto to = protocol::form_value(fields, "To").value_or("");
+  const auto from = protocol::form_value(fields, "From").value_or("");
+  const auto body = protocol::form_value(fields, "Body").value_or("");
+  const auto signature = req.get_header_value("X-Twilio-Signature");
+  const auto url = signed_url(a, req);
+  std::optional<channel_config> channel;
+  std::optional<protocol::reply_command> command;
+  std::optional<storage::paged_incident> paged;
+  {
+    auto conn = a.db.acquire();
+    if (!to.empty())
+      for (auto& ch : storage::channels_sending_from(*conn, "sms", to))
+        if (protocol::twilio_signature_valid(ch.secret, url, fields, signature)) {
+          channel = std::move(ch);
+          break;
+        }
+    if (!channel || from.empty())
+      return forbidden(res);
+    command = protocol::parse_sms_reply(body);
+    if (command)
+      paged = storage::incident_paged(*conn, channel->org_id, from,
+                                      command->incident_id.value_or(0));
+  }
+  if (!command)
+    return reply_twiml(res, protocol::render_twiml_message(protocol::sms_reply_help));
+  if (!paged)
+    return reply_twiml(res,
+                       protocol::render_twiml_message(
+                           command->incident_id
+                               ? protocol::sms_incident_not_paged(*command->incident_id)
+                               : std::string{protocol::sms_nothing_to_answer}));
+  auto done =
+      answer(a, channel->org_id, paged->incident, command->action, paged->person, "sms");
+  reply_twiml(res, protocol::render_twiml_message(protocol::sms_outcome_text(
+                       done.outcome, done.incident, paged->person)));
+}
+
+// POST /api/v1/integrations/twilio/voice?t=<token>: the key pressed during a call,
+// signed with the auth token of the voice channel that made the call.
+void twilio_voice(api& a, const httplib::Request& req, httplib::Response& res) {
+  auto parsed = protocol::parse_form(req.body);
+  if (auto* err = std::get_if<protocol::error>(&parsed))
+    return reply_error(res, *err);
+  const auto& fields = std::get<protocol::form_fields>(parsed);
+  std::optional<token_target> target;
+  std::optional<channel_config> channel;
+  {
+    auto conn = a.db.acquire();
+    target = resolve_token(a, *conn, query_token(req));
+    if (target)
+      channel = storage::channel_named(*conn, target->delivery.org_id,
+                                       target->delivery.channel);
+  }
+  if (!target || !channel ||
+      !protocol::twilio_signature_valid(channel->secret, signed_url(a, req), fields,
+                                        req.get_header_value("X-Twilio-Signature")))
+    return forbidden(res);
+  const std::string& person = target->delivery.person();
+  auto action =
+      protocol::parse_voice_digits(protocol::form_value(fields, "Digits").value_or(""));
+  if (!action)
+    return reply_twiml(
+        res, protocol::render_twiml_say(protocol::answer_outcome_text(
+                 protocol::answer_outcome::not_understood, target->incident, person)));
+  auto done =
+      answer(a, target->delivery.org_id, target->incident, *action, person, "voice");
+  reply_twiml(
+      res, protocol::render_twiml_say(
+               protocol::answer_outcome_text(done.outcome, done.incident, person) + "."));
+}
+
+// POST /api/v1/integrations/slack/actions: a click on a page's button. The button's
+// value is the delivery's token, which names the channel whose signing secret must
+// have signed the request.
+void slack_actions(api& a, const httplib::Request& req, httplib::Response& res) {
+  auto parsed = protocol::parse_form(req.body);
+  if (auto* err = std::get_if<protocol::error>(&parsed))
+    return reply_error(res, *err);
+  auto payload = protocol::form_value(std::get<protocol::form_fields>(parsed), "payload");
+  if (!payload)
+    return reply_error(res, 400, "missing_field", "the form has no field 'payload'",
+                       "payload");
+  auto action = protocol::parse_slack_action(*payload);
+  if (auto* err = std::get_if<protocol::error>(&action))
+    return reply_error(res, *err);
+  const auto& click = std::get<protocol::slack_action>(action);
+  std::optional<token_target> target;
+  std::optional<channel_config> channel;
+  {
+    auto conn = a.db.acquire();
+    target = resolve_token(a, *conn, click.token);
+    if (target)
+      channel = storage::channel_named(*conn, target->delivery.org_id,
+                                       target->delivery.channel);
+  }
+  if (!target || !channel ||
+      !protocol::slack_signature_valid(
+          channel->signing_secret, req.get_header_value("X-Slack-Request-Timestamp"),
+          req.body, req.get_header_value("X-Slack-Signature"), now(a)))
+    return forbidden(res);
+  auto done = answer(a, target->delivery.org_id, target->incident, click.action, click.by,
+                     "slack");
+  res.status = done.outcome == protocol::answer_outcome::unavailable ? 503 : 200;
+  res.set_content(protocol::answer_outcome_text(done.outcome, done.incident, click.by),
+                  "text/plain; charset=utf-8");
+}
+
+} // namespace
+
+void add_answer_routes(routes& http, api& a) {
+  http.Get(R"(/a/([^/]+))", [&a](const httplib::Request& req, httplib::Response& res) {
+    show_answer_page(a, req, res);
+  });
+  http.Post(R"(/a/([^/]+))", [&a](const httplib::Request& req, httplib::Response& res) {
+    post_answer_page(a, req, res);
+  });
+  http.Post("/api/v1/integrations/twilio/sms",
+            [&a](const httplib::Request& req, httplib::Response& res) {
+              twilio_sms(a, req, res);
+            });
+  http.Post("/api/v1/integrations/twilio/voice",
+            [&a](const httplib::Request& req, httplib::Response& res) {
+              twilio_voice(a, req, res);
+            });
+  http.Post("/api/v1/integrations/slack/actions",
+            [&a](const httplib::Request& req, httplib::Response& res) {
+              slack_actions(a, req, res);
+            });
+}
+
+} // namespace belay

@@ -1,0 +1,521 @@
+// Answering the page (DESIGN.md section 11), end to end: the real binary pages real local
+// servers (SMTP, a Twilio-like API, a Slack webhook, a webhook), and the answers come
+// back over HTTP as a person, Twilio or Slack would send them. Inbound signatures are
+// computed by Python's hmac and hashlib (tests/http/inbound_sign.py), not by belay.
+#include "support/http_sink.hpp"
+#include "support/served_belay.hpp"
+#include "support/smtp_sink.hpp"
+
+#include <array>
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+#include <thread>
+#include <unistd.h>
+
+using namespace belay;
+using namespace std::chrono_literals;
+
+namespace {
+
+const std::string twilio_number = "+15550001111";
+const std::string bob_phone = "+15550002222";
+const std::string twilio_token = "twilio-auth-token";
+const std::string slack_secret = "slack-signing-secret";
+
+struct sinks {
+  test::smtp_sink mail;
+  test::http_sink http; // Twilio's API, the Slack webhook and the webhook, by path
+};
+
+// Org "alpha": alice is mailed, bob texted; policy "mail" mails alice and, 6 s later,
+// posts to the webhook for "lead"; "sms" texts bob; "slack" posts to #ops; "hook"
+// posts to the webhook for #ops.
+std::string answer_org(const sinks& s) {
+  return R"({"orgs":[{"name":"alpha","apiKeys":["alpha-key"],
+    "channels":[
+      {"name":"mail","type":"email","url":")" +
+         s.mail.url() + R"(","from":"belay@example.com"},
+      {"name":"sms","type":"sms","url":")" +
+         s.http.url("/twilio") + R"(","account":"AC0123","secret":")" + twilio_token +
+         R"(","from":")" + twilio_number + R"("},
+      {"name":"slack","type":"slack","url":")" +
+         s.http.url("/slack") + R"(","signingSecret":")" + slack_secret + R"("},
+      {"name":"hook","type":"webhook","url":")" +
+         s.http.url("/hook") + R"("},
+      {"name":"voice","type":"voice","url":")" +
+         s.http.url("/twilio") + R"(","account":"AC0123","secret":")" + twilio_token +
+         R"(","from":")" + twilio_number + R"("}],
+    "users":[
+      {"name":"alice","contacts":[{"name":"mail","channel":"mail","to":"alice@example.com"}],
+       "rules":[{"contact":"mail"}]},
+      {"name":"bob","contacts":[{"name":"phone","channel":"sms","to":")" +
+         bob_phone + R"("}], "rules":[{"contact":"phone"}]},
+      {"name":"dave","contacts":[{"name":"phone","channel":"sms","to":"+15550004444",
+                                  "statusUpdates":true}], "rules":[{"contact":"phone"}]}],
+    "policies":[
+      {"name":"mail","steps":[{"delaySeconds":0,"targets":[{"user":"alice"}]},
+                              {"delaySeconds":6,"targets":[{"channel":"hook","to":"lead"}]}]},
+      {"name":"sms","steps":[{"delaySeconds":0,"targets":[{"user":"bob"}]}]},
+      {"name":"updates","steps":[{"delaySeconds":0,"targets":[{"user":"bob"},{"user":"dave"}]}]},
+      {"name":"slack","steps":[{"delaySeconds":0,"targets":[{"channel":"slack","to":"#ops"}]}]},
+      {"name":"hook","steps":[{"delaySeconds":0,"targets":[{"channel":"hook","to":"#ops"}]}]},
+      {"name":"voice","steps":[{"delaySeconds":0,"targets":[{"channel":"voice","to":"+15550003333"}]}]}
+    ]}]})";
+}
+
+int64_t trigger(test::served_belay& belay, const std::string& key,
+                const std::string& policy) {
+  auto r = belay.post("/api/v1/incidents",
+                      R"({"dedupKey":")" + key + R"(","title":"Disk full on )" + key +
+                          R"(","policy":")" + policy + R"("})",
+                      "alpha-key");
+  REQUIRE(r.status == 201);
+  return r.json["incident"]["id"].GetInt64();
+}
+
+test::reply incident(test::served_belay& belay, int64_t id) {
+  auto r = belay.get("/api/v1/incidents/" + std::to_string(id), "alpha-key");
+  REQUIRE(r.status == 200);
+  return r;
+}
+
+std::string field(const test::reply& r, const char* name) {
+  auto& v = r.json["incident"][name];
+  return v.IsString() ? v.GetString() : "";
+}
+
+std::string status_of(test::served_belay& belay, int64_t id) {
+  return field(incident(belay, id), "status");
+}
+
+std::string base_url(const test::served_belay& belay) {
+  return "http://127.0.0.1:" + std::to_string(belay.process().port());
+}
+
+std::string percent_encode(const std::string& text) {
+  static constexpr char digits[] = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : text) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += digits[c >> 4];
+      out += digits[c & 0x0f];
+    }
+  }
+  return out;
+}
+
+std::string form(const std::vector<std::pair<std::string, std::string>>& fields) {
+  std::string out;
+  for (auto& [name, value] : fields)
+    out += (out.empty() ? "" : "&") + percent_encode(name) + "=" + percent_encode(value);
+  return out;
+}
+
+// tests/http/inbound_sign.py: `kind` twilio (key: auth token, extra: URL) or slack
+// (key: signing secret, extra: timestamp), over `body`.
+std::string python_signature(const std::string& kind, const std::string& key,
+                             const std::string& extra, const std::string& body) {
+  char path[] = "/tmp/belay-sign-XXXXXX";
+  int fd = mkstemp(path);
+  REQUIRE(fd >= 0);
+  REQUIRE(write(fd, body.data(), body.size()) == static_cast<ssize_t>(body.size()));
+  close(fd);
+  std::string command = "python3 '" BELAY_SOURCE_DIR "/tests/http/inbound_sign.py' '" +
+                        kind + "' '" + key + "' '" + extra + "' < " + path;
+  FILE* pipe = popen(command.c_str(), "r");
+  REQUIRE(pipe);
+  std::string out;
+  std::array<char, 256> buffer;
+  while (size_t n = fread(buffer.data(), 1, buffer.size(), pipe))
+    out.append(buffer.data(), n);
+  const int status = pclose(pipe);
+  std::remove(path);
+  REQUIRE(status == 0);
+  REQUIRE(!out.empty());
+  return out;
+}
+
+test::reply post_form(test::served_belay& belay, const std::string& path,
+                      const std::string& body, httplib::Headers headers = {}) {
+  auto http = belay.client();
+  return test::to_reply(
+      http.Post(path.c_str(), headers, body, "application/x-www-form-urlencoded"));
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+// The requests the HTTP sink received on `path`.
+std::vector<test::recorded_request> received(const test::http_sink& sink,
+                                             const std::string& path) {
+  std::vector<test::recorded_request> out;
+  for (auto& r : sink.requests())
+    if (r.path == path)
+      out.push_back(r);
+  return out;
+}
+
+bool wait_received(const test::http_sink& sink, const std::string& path, size_t n) {
+  return test::eventually([&] { return received(sink, path).size() >= n; });
+}
+
+// Waits until the incident's pages of step 0 were all sent (recorded SENT).
+void wait_sent(test::served_belay& belay, int64_t id) {
+  REQUIRE(test::eventually([&] {
+    return belay.count("SELECT count(*) FROM delivery WHERE incident_id = " +
+                       std::to_string(id) + " AND status <> 'SENT'") == 0 &&
+           belay.count("SELECT count(*) FROM delivery WHERE incident_id = " +
+                       std::to_string(id)) > 0;
+  }));
+}
+
+// The ackUrl of the webhook body the sink received last on /hook.
+std::string webhook_ack_url(const test::http_sink& sink) {
+  auto hooks = received(sink, "/hook");
+  REQUIRE(!hooks.empty());
+  rapidjson::Document body;
+  body.Parse(hooks.back().body.c_str());
+  REQUIRE(body.IsObject());
+  REQUIRE(body.HasMember("ackUrl"));
+  return body["ackUrl"].GetString();
+}
+
+std::string twilio_sms_path = "/api/v1/integrations/twilio/sms";
+
+// A Twilio SMS webhook from `from` to belay's number, signed with `token`.
+test::reply sms_reply(test::served_belay& belay, const std::string& from,
+                      const std::string& text, const std::string& token) {
+  auto body = form({{"AccountSid", "AC0123"},
+                    {"From", from},
+                    {"To", twilio_number},
+                    {"Body", text},
+                    {"MessageSid", "SM0001"}});
+  auto signature =
+      python_signature("twilio", token, base_url(belay) + twilio_sms_path, body);
+  return post_form(belay, twilio_sms_path, body, {{"X-Twilio-Signature", signature}});
+}
+
+} // namespace
+
+TEST_CASE("an emailed link, opened and posted, acknowledges as the paged user and the "
+          "next step never pages") {
+  sinks s;
+  test::served_belay belay{answer_org(s)};
+  const auto id = trigger(belay, "mail-1", "mail");
+  REQUIRE(s.mail.wait_for(1, 10s));
+  wait_sent(belay, id);
+  const auto mail = s.mail.messages().front();
+  CHECK(contains(mail.header("Content-Type"), "multipart/alternative"));
+  const auto text = mail.body();
+  const std::string intro = "Acknowledge or resolve it here:\r\n";
+  REQUIRE(contains(text, intro));
+  const auto start = text.find(intro) + intro.size();
+  const auto link = text.substr(start, text.find("\r\n", start) - start);
+  INFO("link: " << link);
+  REQUIRE(link.rfind(base_url(belay) + "/a/", 0) == 0);
+  const auto path = link.substr(base_url(belay).size());
+  CHECK(contains(text, "Content-Type: text/html")); // the HTML part is there too
+
+  // Opening the link (as a mail scanner would) changes nothing.
+  const auto before = belay.row_counts();
+  auto page = belay.get(path, "");
+  CHECK(page.status == 200);
+  CHECK(contains(page.body, "Disk full on mail-1"));
+  CHECK(contains(page.body, "value=\"ack\""));
+  CHECK(contains(page.body, "alice"));
+  auto again = belay.get(path, "");
+  CHECK(again.status == 200);
+  CHECK(belay.row_counts() == before);
+  CHECK(status_of(belay, id) == "OPEN");
+
+  // Posting its form acknowledges, as alice, via the link.
+  auto answered = post_form(belay, path, "action=ack");
+  CHECK(answered.status == 200);
+  CHECK(contains(answered.body, "Acknowledged by alice"));
+  auto now = incident(belay, id);
+  CHECK(field(now, "status") == "ACKNOWLEDGED");
+  CHECK(field(now, "ackedBy") == "alice");
+  CHECK(field(now, "ackedVia") == "link");
+  CHECK(belay.count(
+            "SELECT count(*) FROM timeline WHERE incident_id = " + std::to_string(id) +
+            " AND kind = 'acknowledged' AND detail->>'by' = 'alice' AND "
+            "detail->>'via' = 'link'") == 1);
+
+  // Step 1 was due 6 s after the trigger: it never fires, the webhook never hears.
+  std::this_thread::sleep_for(7s);
+  CHECK(received(s.http, "/hook").empty());
+  CHECK(belay.count("SELECT count(*) FROM delivery WHERE incident_id = " +
+                    std::to_string(id) + " AND step = 1") == 0);
+}
+
+TEST_CASE("SMS replies: a signed 1 acknowledges, a bad signature or a stranger changes "
+          "nothing, resolve <id> resolves that incident") {
+  sinks s;
+  test::served_belay belay{answer_org(s)};
+  const auto first = trigger(belay, "sms-1", "sms");
+  REQUIRE(wait_received(s.http, "/twilio/2010-04-01/Accounts/AC0123/Messages.json", 1));
+  wait_sent(belay, first);
+  {
+    auto sms = received(s.http, "/twilio/2010-04-01/Accounts/AC0123/Messages.json");
+    auto body = sms.front().body;
+    CHECK(contains(body, "Reply%201%20to%20acknowledge%2C%202%20to%20resolve"));
+    CHECK(contains(body, percent_encode(base_url(belay) + "/a/")));
+  }
+  const auto before = belay.row_counts();
+
+  auto forged = sms_reply(belay, bob_phone, "1", "not-the-auth-token");
+  CHECK(forged.status == 403);
+  auto unsigned_reply =
+      post_form(belay, twilio_sms_path,
+                form({{"From", bob_phone}, {"To", twilio_number}, {"Body", "1"}}));
+  CHECK(unsigned_reply.status == 403);
+  auto stranger = sms_reply(belay, "+15559990000", "1", twilio_token);
+  CHECK(stranger.status == 200);
+  CHECK(contains(stranger.body, "<Response><Message>No open incident paged this "
+                                "number.</Message></Response>"));
+  CHECK(belay.row_counts() == before);
+  CHECK(status_of(belay, first) == "OPEN");
+
+  auto ack = sms_reply(belay, bob_phone, "1", twilio_token);
+  CHECK(ack.status == 200);
+  CHECK(contains(ack.body,
+                 "<Response><Message>Acknowledged by bob: #" + std::to_string(first)));
+  auto acked = incident(belay, first);
+  CHECK(field(acked, "status") == "ACKNOWLEDGED");
+  CHECK(field(acked, "ackedBy") == "bob");
+  CHECK(field(acked, "ackedVia") == "sms");
+
+  // A second incident pages bob; "resolve <first>" resolves the first, not the latest.
+  const auto second = trigger(belay, "sms-2", "sms");
+  REQUIRE(wait_received(s.http, "/twilio/2010-04-01/Accounts/AC0123/Messages.json", 2));
+  wait_sent(belay, second);
+  auto not_paged =
+      sms_reply(belay, "+15559990000", "resolve " + std::to_string(second), twilio_token);
+  CHECK(contains(not_paged.body, "did not page this number"));
+  CHECK(status_of(belay, second) == "OPEN");
+  auto resolve =
+      sms_reply(belay, bob_phone, "resolve " + std::to_string(first), twilio_token);
+  CHECK(resolve.status == 200);
+  CHECK(contains(resolve.body, "Resolved by bob: #" + std::to_string(first)));
+  auto resolved = incident(belay, first);
+  CHECK(field(resolved, "status") == "RESOLVED");
+  CHECK(field(resolved, "resolvedBy") == "bob");
+  CHECK(field(resolved, "resolvedVia") == "sms");
+  CHECK(status_of(belay, second) == "OPEN");
+}
+
+TEST_CASE("a Slack button click with a valid signature acknowledges, a stale or forged "
+          "one is refused") {
+  sinks s;
+  test::served_belay belay{answer_org(s)};
+  const auto id = trigger(belay, "slack-1", "slack");
+  REQUIRE(wait_received(s.http, "/slack", 1));
+  wait_sent(belay, id);
+  rapidjson::Document message;
+  message.Parse(received(s.http, "/slack").front().body.c_str());
+  REQUIRE(message.IsObject());
+  std::string token;
+  for (auto& block : message["blocks"].GetArray())
+    if (std::string{block["type"].GetString()} == "actions")
+      for (auto& button : block["elements"].GetArray())
+        if (std::string{button["action_id"].GetString()} == "belay_ack")
+          token = button["value"].GetString();
+  REQUIRE(!token.empty());
+
+  const std::string payload =
+      R"({"type":"block_actions","user":{"id":"U042","username":"carol","name":"carol"},)"
+      R"("actions":[{"action_id":"belay_ack","value":")" +
+      token + R"(","type":"button"}]})";
+  const auto body = "payload=" + percent_encode(payload);
+  const auto path = "/api/v1/integrations/slack/actions";
+  auto click = [&](const std::string& secret, long long timestamp) {
+    const auto ts = std::to_string(timestamp);
+    return post_form(
+        belay, path, body,
+        {{"X-Slack-Request-Timestamp", ts},
+         {"X-Slack-Signature", python_signature("slack", secret, ts, body)}});
+  };
+  const long long now = std::chrono::duration_cast<std::chrono::seconds>(
+                            std::chrono::system_clock::now().time_since_epoch())
+                            .count();
+  const auto before = belay.row_counts();
+  CHECK(click(slack_secret, now - 6 * 60).status == 403); // older than 5 minutes
+  CHECK(click("another-secret", now).status == 403);
+  CHECK(belay.row_counts() == before);
+  CHECK(status_of(belay, id) == "OPEN");
+
+  auto ok = click(slack_secret, now);
+  CHECK(ok.status == 200);
+  auto acked = incident(belay, id);
+  CHECK(field(acked, "status") == "ACKNOWLEDGED");
+  CHECK(field(acked, "ackedBy") == "carol");
+  CHECK(field(acked, "ackedVia") == "slack");
+}
+
+TEST_CASE("a tampered answer token gets the same plain 404 and changes nothing") {
+  sinks s;
+  test::served_belay belay{answer_org(s)};
+  const auto id = trigger(belay, "hook-1", "hook");
+  REQUIRE(wait_received(s.http, "/hook", 1));
+  wait_sent(belay, id);
+  const auto link = webhook_ack_url(s.http);
+  REQUIRE(link.rfind(base_url(belay) + "/a/", 0) == 0);
+  const auto path = link.substr(base_url(belay).size());
+  CHECK(belay.get(path, "").status == 200);
+
+  const auto before = belay.row_counts();
+  const auto not_found = belay.get("/a/not-a-token", "").body;
+  for (size_t at : {path.size() - 1, path.size() - 40, size_t{5}}) {
+    auto tampered = path;
+    tampered[at] = tampered[at] == 'A' ? 'B' : 'A';
+    INFO("tampered: " << tampered);
+    auto looked = belay.get(tampered, "");
+    CHECK(looked.status == 404);
+    CHECK(looked.body == not_found);
+    CHECK_FALSE(contains(looked.body, "hook-1"));
+    auto posted = post_form(belay, tampered, "action=ack");
+    CHECK(posted.status == 404);
+    CHECK(posted.body == not_found);
+  }
+  CHECK(belay.row_counts() == before);
+  CHECK(status_of(belay, id) == "OPEN");
+}
+
+// Every node shares the signing secret through the database, and an answer through any
+// node reaches the node holding the incident at once, as an API acknowledge does.
+TEST_CASE("an answer link posted to another node acknowledges at the holding node at "
+          "once, and resolves there") {
+  sinks s;
+  test::served_belay belay{answer_org(s), 2};
+  const auto id = trigger(belay, "hook-2", "hook"); // node 0 holds it
+  REQUIRE(wait_received(s.http, "/hook", 1));
+  wait_sent(belay, id);
+  const auto path = webhook_ack_url(s.http).substr(base_url(belay).size());
+  auto held_status = [&] {
+    auto view = belay.get("/api/v1/inspector", "alpha-key", 0);
+    auto& incidents = view.json["incidents"];
+    return incidents.IsArray() && incidents.Size() == 1
+               ? std::string{incidents[0]["incident"]["status"].GetString()}
+               : std::string{"none held"};
+  };
+  REQUIRE(held_status() == "OPEN");
+
+  auto on_other = [&](const std::string& action) {
+    auto http = belay.client(1);
+    return test::to_reply(
+        http.Post(path.c_str(), "action=" + action, "application/x-www-form-urlencoded"));
+  };
+  auto acked = on_other("ack");
+  CHECK(acked.status == 200);
+  CHECK(contains(acked.body, "Acknowledged by #ops"));
+  CHECK(test::eventually([&] { return held_status() == "ACKNOWLEDGED"; }, 5s));
+  auto resolved = on_other("resolve");
+  CHECK(resolved.status == 200);
+  CHECK(contains(resolved.body, "Resolved by #ops"));
+  CHECK(test::eventually([&] { return held_status() == "none held"; }, 5s));
+  CHECK(field(incident(belay, id), "resolvedVia") == "link");
+}
+
+TEST_CASE("a key pressed during the call, signed, acknowledges, and a forged one changes "
+          "nothing") {
+  sinks s;
+  test::served_belay belay{answer_org(s)};
+  const auto id = trigger(belay, "voice-1", "voice");
+  const std::string calls = "/twilio/2010-04-01/Accounts/AC0123/Calls.json";
+  REQUIRE(wait_received(s.http, calls, 1));
+  wait_sent(belay, id);
+  // The Twiml field, percent-decoded: its <Gather action="…"> is the callback.
+  std::string twiml;
+  {
+    auto body = received(s.http, calls).front().body;
+    auto at = body.find("Twiml=");
+    REQUIRE(at != std::string::npos);
+    auto encoded = body.substr(at + 6, body.find('&', at) - at - 6);
+    for (size_t i = 0; i < encoded.size(); ++i)
+      if (encoded[i] == '%' && i + 2 < encoded.size()) {
+        twiml += static_cast<char>(std::stoi(encoded.substr(i + 1, 2), nullptr, 16));
+        i += 2;
+      } else {
+        twiml += encoded[i] == '+' ? ' ' : encoded[i];
+      }
+  }
+  INFO("twiml: " << twiml);
+  const std::string action = "action=\"";
+  auto start = twiml.find(action);
+  REQUIRE(start != std::string::npos);
+  start += action.size();
+  const auto url = twiml.substr(start, twiml.find('"', start) - start);
+  REQUIRE(url.rfind(base_url(belay) + "/api/v1/integrations/twilio/voice?t=", 0) == 0);
+  const auto path = url.substr(base_url(belay).size());
+  const auto body = form({{"AccountSid", "AC0123"},
+                          {"CallSid", "CA0001"},
+                          {"Digits", "1"},
+                          {"From", twilio_number},
+                          {"To", "+15550003333"}});
+  auto press = [&](const std::string& token) {
+    return post_form(
+        belay, path, body,
+        {{"X-Twilio-Signature", python_signature("twilio", token, url, body)}});
+  };
+  const auto before = belay.row_counts();
+  CHECK(press("not-the-auth-token").status == 403);
+  CHECK(belay.row_counts() == before);
+  CHECK(status_of(belay, id) == "OPEN");
+
+  auto pressed = press(twilio_token);
+  CHECK(pressed.status == 200);
+  CHECK(contains(pressed.body, "<Response><Say>Acknowledged by +15550003333"));
+  auto acked = incident(belay, id);
+  CHECK(field(acked, "status") == "ACKNOWLEDGED");
+  CHECK(field(acked, "ackedBy") == "+15550003333");
+  CHECK(field(acked, "ackedVia") == "voice");
+}
+
+// DESIGN.md section 10: a contact with statusUpdates gets one message when an incident
+// it was paged for is acknowledged or resolved, saying by whom and how; others do not.
+TEST_CASE("a contact with statusUpdates hears once of the acknowledge and once of the "
+          "resolve, by whom and via what") {
+  sinks s;
+  test::served_belay belay{answer_org(s), 1, {"--poll-seconds", "0.2"}};
+  const std::string messages = "/twilio/2010-04-01/Accounts/AC0123/Messages.json";
+  const auto id = trigger(belay, "updates-1", "updates");
+  REQUIRE(wait_received(s.http, messages, 2));
+  wait_sent(belay, id);
+  auto texts_to = [&](const std::string& number) {
+    std::vector<std::string> out;
+    for (auto& r : received(s.http, messages))
+      if (contains(r.body, "To=" + percent_encode(number)))
+        out.push_back(r.body);
+    return out;
+  };
+  const auto tag = percent_encode(": #" + std::to_string(id) + " ");
+
+  REQUIRE(belay
+              .post("/api/v1/incidents/" + std::to_string(id) + "/ack",
+                    R"({"by":"erin"})", "alpha-key")
+              .status == 200);
+  REQUIRE(test::eventually([&] { return texts_to("+15550004444").size() == 2; }));
+  CHECK(contains(texts_to("+15550004444")[1],
+                 percent_encode("[belay] Acknowledged by erin via api") + tag));
+
+  // dave answers by SMS himself: the resolve is told to him too, once.
+  auto resolve = sms_reply(belay, "+15550004444", "2", twilio_token);
+  CHECK(contains(resolve.body, "Resolved by dave"));
+  REQUIRE(test::eventually([&] { return texts_to("+15550004444").size() == 3; }));
+  CHECK(contains(texts_to("+15550004444")[2],
+                 percent_encode("[belay] Resolved by dave via sms") + tag));
+  std::this_thread::sleep_for(1s); // a second update would be out by now
+  CHECK(texts_to("+15550004444").size() == 3);
+  CHECK(texts_to(bob_phone).size() == 1); // bob asked for no updates
+  CHECK(belay.count(
+            "SELECT count(*) FROM delivery WHERE incident_id = " + std::to_string(id) +
+            " AND update_of IS NOT NULL AND status = 'SENT'") == 2);
+}
