@@ -58,8 +58,8 @@ void retry_later(self_ptr self, const caf::error& err) {
 // The compare-and-set failed: the database knows better than we do.
 void reload(self_ptr self) {
   auto& st = self->state;
-  self->request(st.d.storage, st.d.request_timeout, atom::load_v, shard(self), st.record.org_id,
-                st.record.id)
+  self->request(st.d.storage, st.d.request_timeout, atom::load_v, shard(self),
+                st.record.org_id, st.record.id)
       .await(
           [self](std::optional<storage::held_incident>& h) {
             if (h)
@@ -91,7 +91,8 @@ void fire_with(self_ptr self, protocol::step_pages pages) {
   // period's end is rare enough to run on its own.
   auto request = [&] {
     if (step)
-      return self->request(st.d.storage, st.d.request_timeout, atom::fire_step_v, shard(self),
+      return self->request(st.d.storage, st.d.request_timeout, atom::fire_step_v,
+                           shard(self),
                            storage::fire_of(expected, std::move(pages), next, at));
     return self->request(st.d.storage, st.d.request_timeout, atom::exhaust_v, shard(self),
                          expected, at);
@@ -133,7 +134,8 @@ void fire(self_ptr self) {
   auto scheduled = st.record.next_fire_at.value_or(now(self));
   if (!protocol::needs_people(targets))
     return fire_with(self, protocol::expand_targets(targets, {}, scheduled));
-  self->request(st.d.storage, st.d.request_timeout, atom::people_v, st.record.org_id, scheduled)
+  self->request(st.d.storage, st.d.request_timeout, atom::people_v, st.record.org_id,
+                scheduled)
       .await(
           [self, scheduled](protocol::org_people& people) {
             auto& st = self->state;
@@ -160,8 +162,8 @@ incident_actor::behavior_type incident(self_ptr self, incident_record rec,
       },
       [self](atom::transition, transition_command& cmd) -> caf::result<transition_reply> {
         auto rp = self->make_response_promise<transition_reply>();
-        self->request(self->state.d.storage, self->state.d.request_timeout, atom::transition_v,
-                      shard(self), std::move(cmd), now(self))
+        self->request(self->state.d.storage, self->state.d.request_timeout,
+                      atom::transition_v, shard(self), std::move(cmd), now(self))
             .await(
                 [self, rp](transition_reply& reply) mutable {
                   rp.deliver(reply);

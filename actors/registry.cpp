@@ -87,8 +87,8 @@ void transit_in_storage(self_ptr self, caf::typed_response_promise<transition_re
   // By key, the incident's shard is known; by id it is not, and any worker will do.
   auto shard = cmd.incident_id == 0 ? incident_shard(cmd.org_id, cmd.dedup_key)
                                     : static_cast<uint64_t>(cmd.incident_id);
-  self->request(self->state.d.storage, self->state.d.request_timeout, atom::transition_v, shard, cmd,
-                now(self))
+  self->request(self->state.d.storage, self->state.d.request_timeout, atom::transition_v,
+                shard, cmd, now(self))
       .then(
           [self, rp, cmd](transition_reply& r) mutable {
             count_transition(cmd, r);
@@ -111,7 +111,8 @@ storage::incident_keys held_keys(self_ptr self) {
 // Of `keys`, the incidents acknowledged or resolved by now: each held actor among them
 // takes its row as it stands, as it would on the local path.
 void tell_settled(self_ptr self, storage::incident_keys keys) {
-  self->request(self->state.d.storage, self->state.d.request_timeout, atom::settled_v, std::move(keys))
+  self->request(self->state.d.storage, self->state.d.request_timeout, atom::settled_v,
+                std::move(keys))
       .then(
           [self](std::vector<storage::held_incident>& settled) {
             for (auto& h : settled)
@@ -163,8 +164,8 @@ caf::timespan renewal_interval(self_ptr self) {
 // Every third of the lease: renew it, and take over the incidents of nodes whose leases
 // lapsed (DESIGN.md section 9), so a node that dies still has its ladders run (G5).
 void renew(self_ptr self) {
-  self->request(self->state.d.storage, self->state.d.request_timeout, atom::renew_v, owner(self),
-                now(self))
+  self->request(self->state.d.storage, self->state.d.request_timeout, atom::renew_v,
+                owner(self), now(self))
       .then(
           [self](storage::lease_renewal& r) {
             if (r.lost)
@@ -299,8 +300,8 @@ registry(registry_actor::stateful_pointer<registry_state> self, deps d) {
       },
       [self](atom::adopt) -> caf::result<size_t> {
         auto rp = self->make_response_promise<size_t>();
-        self->request(self->state.d.storage, self->state.d.request_timeout, atom::adopt_v, owner(self),
-                      now(self))
+        self->request(self->state.d.storage, self->state.d.request_timeout, atom::adopt_v,
+                      owner(self), now(self))
             .then(
                 [self, rp](std::vector<storage::held_incident>& all) mutable {
                   for (auto& h : all)

@@ -1,15 +1,17 @@
 // A randomized, deterministic simulation of one org's life (issue 16; FoundationDB's and
 // TigerBeetle's simulation testing are the model): a seeded generator picks thousands of
 // operations — triggers and duplicates, acks, resolves, hours of simulated time, webhook
-// answers that succeed, fail, refuse for good or time out, incident actors killed, the
-// node restarted or replaced — against the real actors on the simulated clock and a real
-// PostgreSQL, and the guarantees are checked after every operation. A failure prints the
-// seed and the operations that led to it; BELAY_SIM_SEED=<seed> replays exactly that run.
-// CI runs seeds BELAY_SIM_FIRST_SEED (1) onwards, BELAY_SIM_SEEDS (3) of them, each for
-// BELAY_SIM_OPS (400) operations; `scripts/test --soak N` runs N seeds from a random
-// start.
+// answers that succeed, fail, refuse for good or time out, replies of committed
+// statements lost on the way back (a fault_proxy between the node and PostgreSQL),
+// incident actors killed, the node restarted or replaced — against the real actors on the
+// simulated clock and a real PostgreSQL, and the guarantees are checked after every
+// operation. A failure prints the seed and the operations that led to it;
+// BELAY_SIM_SEED=<seed> replays exactly that run. CI runs seeds BELAY_SIM_FIRST_SEED (1)
+// onwards, BELAY_SIM_SEEDS (3) of them, each for BELAY_SIM_OPS (400) operations;
+// `scripts/test --soak N` runs N seeds from a random start.
 #include "support/http_sink.hpp"
 #include "support/policies.hpp"
+#include "support/postgres_proxy.hpp"
 #include "support/test_node.hpp"
 
 #include <caf/send.hpp>
@@ -53,7 +55,7 @@ public:
   explicit simulation(uint64_t seed) : rng_(seed) {
     db_.provision(simulation_org(sink_.url("/hook")));
     org_ = db_.org_id("acme");
-    node_ = std::make_unique<test::test_node>(db_, test::simulated_epoch, node_name());
+    node_ = make_node(test::simulated_epoch);
   }
 
   // Runs `ops` random operations; returns "" or what broke, with the operations before
@@ -96,6 +98,12 @@ private:
 
   std::string node_name() const { return "sim-node-" + std::to_string(generation_); }
 
+  // The node reaches PostgreSQL through the proxy; the checks read it directly.
+  std::unique_ptr<test::test_node> make_node(micros at) {
+    return std::make_unique<test::test_node>(
+        db_, at, node_name(), [this](node_options& o) { o.database_url = pg_.url(db_); });
+  }
+
   // A random non-resolved incident, or 0.
   int64_t open_incident() {
     auto r = db_.sql().query(
@@ -133,10 +141,12 @@ private:
       note("advance " + std::to_string(seconds) + "s");
     } else if (roll < 92) {
       script_endpoint();
-    } else if (roll < 96) {
+    } else if (roll < 95) {
       kill_incident_actor();
-    } else {
+    } else if (roll < 97) {
       restart_node(pick(0, 2) == 0);
+    } else {
+      lose_next_reply();
     }
   }
 
@@ -183,6 +193,31 @@ private:
     note("endpoint " + what);
   }
 
+  // The next statement the node sends commits, and its reply is lost with the connection
+  // (a trigger batch, a step, an outcome, a claim, an acknowledge: whichever comes
+  // first). Then something writes: a trigger or an acknowledge.
+  void lose_next_reply() {
+    auto before = pg_.proxy.drops();
+    pg_.proxy.drop_reply_after(test::ends_statement);
+    std::string what;
+    try {
+      if (auto id = open_incident(); id && pick(0, 1) == 0) {
+        what = "ack " + std::to_string(id);
+        what += " -> " + node_->ack(org_, id, "sim").incident.status;
+      } else {
+        auto key = "key-" + std::to_string(pick(0, 7));
+        what = "trigger " + key;
+        auto r = node_->trigger(org_, key, "default");
+        what += " -> incident " + std::to_string(r.incident.id) +
+                (r.created ? " (new)" : " (duplicate)");
+      }
+    } catch (const std::exception& e) {
+      what += std::string{" failed: "} + e.what(); // no answer: the caller would retry
+    }
+    note("lost-reply " + what +
+         (pg_.proxy.drops() > before ? " (a reply was lost)" : " (armed)"));
+  }
+
   // A crashed incident actor: its supervisor (the registry) must bring its ladder back.
   void kill_incident_actor() {
     auto id = open_incident();
@@ -208,7 +243,7 @@ private:
       ++generation_;
       lease_wait_until_ = now + overdue_after;
     }
-    node_ = std::make_unique<test::test_node>(db_, now, node_name());
+    node_ = make_node(now);
     const size_t adopted = node_->adopt(); // as belay's main does at start
     note(std::string{replace ? "replace" : "restart"} + " node -> " + node_name() +
          ", adopted " + std::to_string(adopted));
@@ -287,6 +322,7 @@ private:
 
   std::mt19937_64 rng_;
   test::test_database db_;
+  test::postgres_proxy pg_;
   test::http_sink sink_;
   int64_t org_ = 0;
   int generation_ = 0;
