@@ -71,6 +71,29 @@ label_list read_labels(const rapidjson::Value& object, const std::string& path,
   return labels;
 }
 
+// The alert as kept for evidence, without secret-named members. A label with such a name
+// would leave the stored labels naming another alert than the one received, so when
+// the key came from the labels the stored copy carries it as its fingerprint: the
+// payload sent again (Alertmanager retries) makes the same incident.
+std::string stored_payload(const rapidjson::Value& value, const label_list& labels,
+                           bool key_from_labels, const std::string& dedup_key) {
+  const bool label_dropped = std::any_of(labels.begin(), labels.end(), [](const auto& l) {
+    return is_secret_field(l.first);
+  });
+  if (!key_from_labels || !label_dropped)
+    return compact_json_without_secrets(value);
+  rapidjson::Document copy;
+  copy.CopyFrom(value, copy.GetAllocator());
+  rapidjson::Value key(dedup_key.data(),
+                       static_cast<rapidjson::SizeType>(dedup_key.size()),
+                       copy.GetAllocator());
+  if (auto member = copy.FindMember("fingerprint"); member != copy.MemberEnd())
+    member->value = key;
+  else
+    copy.AddMember("fingerprint", key, copy.GetAllocator());
+  return compact_json_without_secrets(copy);
+}
+
 am_alert read_alert(const rapidjson::Value& value, const std::string& path,
                     std::optional<error>& failure) {
   field_reader r(value, path, failure);
@@ -89,7 +112,8 @@ am_alert read_alert(const rapidjson::Value& value, const std::string& path,
   if (!r.ok())
     return alert;
 
-  if (is_blank(fingerprint))
+  const bool key_from_labels = is_blank(fingerprint);
+  if (key_from_labels)
     alert.dedup_key = dedup_key_from_labels(labels);
   else if (utf8_length(fingerprint) > max_dedup_key_chars)
     alert.dedup_key = "fingerprint:" + sha256_hex(fingerprint);
@@ -106,7 +130,7 @@ am_alert read_alert(const rapidjson::Value& value, const std::string& path,
   // A long summary is cut rather than refused: refusing would drop the page.
   alert.title = utf8_prefix(title, max_title_chars);
   alert.severity = severity_from(label(labels, "severity").value_or(""));
-  alert.payload_json = compact_json_without_secrets(value);
+  alert.payload_json = stored_payload(value, labels, key_from_labels, alert.dedup_key);
   return alert;
 }
 

@@ -121,6 +121,17 @@ TEST_CASE("without a fingerprint the dedup key is the sorted label set") {
   CHECK(empty_fingerprint.dedup_key == alert.dedup_key);
 }
 
+TEST_CASE(
+    "an alert kept without a secret-named label, sent again, makes the same incident") {
+  const auto alert = single_alert(
+      R"({"status":"firing","labels":{"alertname":"Down","api_key":"k1"},"fingerprint":""})");
+  CHECK(alert.dedup_key == R"({alertname="Down",api_key="k1"})");
+  auto payload = json(alert.payload_json);
+  CHECK(!payload["labels"].HasMember("api_key"));
+  CHECK(str(payload["fingerprint"]) == alert.dedup_key);
+  CHECK(single_alert(alert.payload_json).dedup_key == alert.dedup_key);
+}
+
 TEST_CASE("label values are escaped so different label sets never share a key") {
   CHECK(dedup_key_from_labels({{"a", "x\",b=\"y"}}) !=
         dedup_key_from_labels({{"a", "x"}, {"b", "y"}}));
