@@ -99,7 +99,7 @@ void settle(self_ptr self, const storage::claimed_delivery& cd,
                                   res.ambiguous, res.error};
   auto event = storage::outcome_of(cd, st.config, st.d.node_id, attempt, now(self));
   ++st.settling;
-  self->request(st.d.storage, st.d.request_timeout, atom::outcome_v, std::move(event))
+  self->request(st.d.storage, caf::infinite, atom::outcome_v, std::move(event))
       .then(
           [self, cd](storage::recorded_outcome& out) {
             --self->state.settling;
@@ -166,14 +166,14 @@ void start_send(self_ptr self, storage::claimed_delivery cd) {
                     cd.delivery.loop,
                     cd.delivery.step,
                     cd.delivery.attempts};
-  transport::with_answer(p, st.d.answers, cd.delivery, now(self));
+  static const transport::answer_links no_links;
+  transport::with_answer(p, st.d.answers ? *st.d.answers : no_links, cd.delivery,
+                         now(self));
   auto sender = take_sender(self);
   ++st.sending;
-  // The transport gives up after the channel's timeout; a sender still silent well
-  // after that is stuck, and its page is settled as an ambiguous retry.
-  auto deadline = std::chrono::duration_cast<caf::timespan>(
-      std::chrono::duration<double>(2 * st.config.timeout_seconds + 10));
-  self->request(sender, deadline, atom::send_v, st.config, std::move(p))
+  // No timer of CAF's: the transport itself gives up after the channel's timeout
+  // (libcurl's CURLOPT_TIMEOUT_MS), see deps::request_timeout.
+  self->request(sender, caf::infinite, atom::send_v, st.config, std::move(p))
       .then(
           [self, cd, sender](transport::send_result& res) {
             auto& st = self->state;
@@ -189,7 +189,7 @@ void start_send(self_ptr self, storage::claimed_delivery cd) {
           [self, cd](caf::error& err) {
             auto& st = self->state;
             --st.sending;
-            --st.senders; // given up on: a fresh one takes its place when needed
+            --st.senders; // it died: a fresh one takes its place when needed
             settle(self, cd,
                    {transport::outcome::retry, true, 0, "sender: " + to_string(err)});
             dispatch(self);
@@ -284,7 +284,7 @@ void claim(self_ptr self) {
   req.release_unheld = st.claim_lost;
   if (req.release_unheld)
     req.held.assign(st.holding.begin(), st.holding.end());
-  self->request(st.d.storage, st.d.request_timeout, atom::claim_v, std::move(req))
+  self->request(st.d.storage, caf::infinite, atom::claim_v, std::move(req))
       .then(
           [self, limit](std::vector<storage::claimed_delivery>& claimed) {
             auto& st = self->state;

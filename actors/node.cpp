@@ -34,7 +34,7 @@ node start_node(caf::actor_system& sys, const node_options& opts, wall_clock clo
   n.d.orphan_sweep_seconds = opts.orphan_sweep_seconds;
   n.d.request_timeout = opts.request_timeout;
   n.d.retention_days = opts.retention_days;
-  n.d.answers = opts.answers;
+  n.d.answers = std::make_shared<const transport::answer_links>(opts.answers);
   dispatcher_options dopts;
   dopts.delivery.claim_lease_seconds = opts.claim_lease_seconds;
   dopts.delivery.concurrency = std::max<size_t>(1, opts.senders);
