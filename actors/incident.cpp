@@ -87,18 +87,18 @@ void fire_with(self_ptr self, protocol::step_pages pages) {
     channels.insert(p.channel);
   auto paged = static_cast<double>(pages.pages.size());
   auto unrouted = static_cast<double>(pages.nobody_on_call.size());
+  auto nobody = pages.nobody_on_call;
   // Steps are batched with other incidents' steps into one statement; the grace
   // period's end is rare enough to run on its own.
   auto request = [&] {
     if (step)
-      return self->request(st.d.storage, st.d.request_timeout, atom::fire_step_v,
-                           shard(self),
+      return self->request(st.d.storage, caf::infinite, atom::fire_step_v, shard(self),
                            storage::fire_of(expected, std::move(pages), next, at));
     return self->request(st.d.storage, st.d.request_timeout, atom::exhaust_v, shard(self),
                          expected, at);
   };
   request().await(
-      [self, step, channels = std::move(channels), paged, unrouted,
+      [self, step, channels = std::move(channels), paged, unrouted, nobody,
        scheduled =
            expected.next_fire_at.value_or(at)](std::optional<incident_record>& after) {
         if (!after) {
@@ -113,6 +113,7 @@ void fire_with(self_ptr self, protocol::step_pages pages) {
                          static_cast<double>(now(self) - scheduled) / 1e6);
         if (unrouted > 0)
           metrics::count(metrics::name::steps_unrouted_total, {}, unrouted);
+        self->state.no_one_on_call = nobody;
         if (after->shadow)
           metrics::count(metrics::name::deliveries_total,
                          {{"channel", "*"}, {"outcome", "shadowed"}}, paged);
@@ -194,7 +195,7 @@ incident_actor::behavior_type incident(self_ptr self, incident_record rec,
       [self](atom::view) {
         auto& st = self->state;
         return incident_view{st.record, std::to_string(self->id()), st.up_since,
-                             self->mailbox().size()};
+                             self->mailbox().size(), st.no_one_on_call};
       },
   };
 }

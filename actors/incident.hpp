@@ -14,6 +14,7 @@ struct incident_state {
   ladder_ptr ladder; // never null
   uint64_t generation = 0;
   micros up_since = 0;
+  std::vector<std::string> no_one_on_call; // at the last step, for the inspector
   deps d;
 };
 

@@ -45,6 +45,11 @@ void write_incident_view(json_writer& w, const incident_view& v) {
   write_time(w, v.up_since);
   w.Key("mailbox");
   w.Uint64(v.mailbox);
+  w.Key("noOneOnCall");
+  w.StartArray();
+  for (auto& schedule : v.no_one_on_call)
+    write_string(w, schedule);
+  w.EndArray();
   w.Key("nextTimerDue");
   write_time_or_null(w, v.incident.status == status_open ? v.incident.next_fire_at
                                                          : std::nullopt);

@@ -14,6 +14,8 @@ struct incident_view {
   std::string actor_id;
   micros up_since = 0;
   size_t mailbox = 0;
+  // The schedules that had nobody on call when the last step fired (DESIGN.md §10).
+  std::vector<std::string> no_one_on_call = {};
 };
 
 struct registry_stats {

@@ -444,7 +444,7 @@
       const incident = fresh && fresh.version > entry.incident.version ? fresh : entry.incident;
       const due = incident.status === 'RESOLVED' ? null : entry.nextTimerDue ?? incident.nextFireAt ?? null;
       return {actorId: entry.actorId, upSince: entry.upSince, mailbox: entry.mailbox, due, incident,
-              pending: pendingIncidents.has(id)};
+              noOneOnCall: entry.noOneOnCall || [], pending: pendingIncidents.has(id)};
     });
     const present = new Set(rows.map((r) => String(r.incident.id)));
     for (const id of answered.keys()) if (!present.has(id)) answered.delete(id);
@@ -471,7 +471,8 @@
           el('span', {className: 'sub'}, `${inc.dedupKey} · ${inc.policy}`)),
         el('td', {className: 'status'},
           el('span', {className: `badge status-${inc.status}`}, inc.status),
-          inc.ackedBy ? el('span', {className: 'sub'}, `by ${inc.ackedBy}${inc.ackedVia ? ' via ' + inc.ackedVia : ''}`) : null),
+          inc.ackedBy ? el('span', {className: 'sub'}, `by ${inc.ackedBy}${inc.ackedVia ? ' via ' + inc.ackedVia : ''}`) : null,
+          r.noOneOnCall.length ? el('span', {className: 'sub nobody'}, `nobody on call: ${r.noOneOnCall.join(', ')}`) : null),
         el('td', {className: 'nowrap'}, `step ${inc.currentStep} · loop ${inc.loop}`),
         el('td', {className: 'timer', dataset: r.due ? {due: r.due} : {}}, r.due ? '' : '—'),
         el('td', {className: 'num'}, inc.version),

@@ -116,4 +116,8 @@ TEST_CASE_METHOD(oncall_fixture,
   REQUIRE(loud.rows() == 1);
   CHECK(loud.str(0, 0) == "later");
   CHECK(metrics::value(metrics::name::steps_unrouted_total) == before + 1);
+  // The inspector shows it on the incident's actor.
+  auto holder = node.ask<incident_actor>(node.n.registry, atom::holder_v, inc.id);
+  CHECK(node.ask<incident_view>(holder, atom::view_v).no_one_on_call ==
+        std::vector<std::string>{"later"});
 }
