@@ -2,6 +2,7 @@
 // collected, instead of one statement each. The events of one key become one row, so
 // ON CONFLICT never meets the same row twice in a statement.
 
+#include "protocol/evidence.hpp"
 #include "storage/batch.hpp"
 #include "storage/incident_rows.hpp"
 
@@ -156,7 +157,7 @@ void group_json(protocol::json_writer& w, const std::vector<trigger_event>& even
   w.StartArray();
   auto kept = std::min<size_t>(g.events.size(), evidence_kept);
   for (auto i = g.events.size() - kept; i < g.events.size(); ++i)
-    write_raw(w, events[g.events[i]].cmd.payload_json);
+    protocol::write_evidence(w, events[g.events[i]].cmd.payload_json);
   w.EndArray();
   w.Key("details");
   write_raw(w, cmd.details_json);

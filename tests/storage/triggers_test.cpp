@@ -111,6 +111,26 @@ TEST_CASE_METHOD(batch_fixture, "evidence keeps the last five payloads across ba
         R"([{"n": 7}, {"n": 8}, {"n": 9}, {"n": 10}, {"n": 11}])");
 }
 
+// A 512 KiB body is accepted, but five of them are not kept per incident (issue 17).
+TEST_CASE_METHOD(batch_fixture,
+                 "large payloads are kept as evidence cut to 16 KiB each") {
+  const std::string big = "{\"blob\":\"" + std::string(500 * 1024, 'x') + "\"}";
+  std::vector<storage::trigger_event> events;
+  for (int n = 0; n < 5; ++n)
+    events.push_back(event("big", "default", big));
+  storage::upsert_triggers(db.sql(), events);
+  storage::upsert_triggers(db.sql(), {event("big", "default", big)});
+  auto r =
+      db.sql().exec("SELECT octet_length(evidence::text), jsonb_array_length(evidence), "
+                    "evidence->0->>'truncated', (evidence->0->>'bytes')::bigint, "
+                    "left(evidence->0->>'head', 10) FROM incident");
+  CHECK(r.int64(0, 0) <= 5 * 16 * 1024);
+  CHECK(r.int64(0, 1) == 5);
+  CHECK(r.str(0, 2) == "true");
+  CHECK(r.int64(0, 3) == static_cast<int64_t>(big.size()));
+  CHECK(r.str(0, 4) == "{\"blob\":\"x");
+}
+
 TEST_CASE_METHOD(batch_fixture, "incidents opened with one definition share its ladder") {
   auto first = storage::upsert_triggers(db.sql(), {event("s1"), event("s2")});
   auto later = storage::upsert_triggers(db.sql(), {event("s3")});
