@@ -43,8 +43,7 @@ size_t held(self_ptr self) {
 
 size_t free_senders(self_ptr self) {
   auto& st = self->state;
-  auto busy = st.checking + st.sending;
-  return busy >= st.opts.concurrency ? 0 : st.opts.concurrency - busy;
+  return st.sending >= st.opts.concurrency ? 0 : st.opts.concurrency - st.sending;
 }
 
 // Something left: claim again if a claim was wanted and there is room for what it takes.
@@ -208,6 +207,9 @@ void recheck(self_ptr self, std::vector<storage::claimed_delivery> rows) {
                                {}};
   for (auto& r : rows)
     req.claims.push_back({r.delivery.org_id, r.delivery.id, r.delivery.attempts});
+  metrics::count(metrics::name::delivery_rechecks_total, {{"channel", st.config.name}});
+  metrics::count(metrics::name::deliveries_rechecked_total, {{"channel", st.config.name}},
+                 static_cast<double>(rows.size()));
   self->request(st.d.storage, st.d.request_timeout, atom::recheck_v, std::move(req))
       .then(
           [self, rows](std::vector<storage::recheck_result>& results) mutable {
@@ -216,10 +218,12 @@ void recheck(self_ptr self, std::vector<storage::claimed_delivery> rows) {
             std::map<int64_t, bool> live;
             for (auto& r : results)
               live[r.delivery_id] = r.live;
-            for (auto& row : rows) {
-              auto it = live.find(row.delivery.id);
+            // The live ones go back to the front, in their order, checked as of now.
+            auto at = self->clock().now();
+            for (auto row = rows.rbegin(); row != rows.rend(); ++row) {
+              auto it = live.find(row->delivery.id);
               if (it == live.end() || !it->second)
-                st.holding.erase(row.delivery.id);
+                st.holding.erase(row->delivery.id);
               if (it == live.end())
                 continue; // the claim lapsed and was taken over
               if (!it->second) {
@@ -227,7 +231,7 @@ void recheck(self_ptr self, std::vector<storage::claimed_delivery> rows) {
                 count(self, "cancelled");
                 continue;
               }
-              start_send(self, std::move(row));
+              st.queue.push_front({std::move(*row), at});
             }
             dispatch(self);
           },
@@ -243,22 +247,32 @@ void recheck(self_ptr self, std::vector<storage::claimed_delivery> rows) {
           });
 }
 
-// Starts what the free senders can take: fresh claims at once, rows that waited after
-// a re-check.
+// Starts what the free senders can take, in claim order. Rows that waited too long
+// for a sender are checked again first: all the waiting ones together (up to a claim's
+// worth), not one per free sender. One statement per send cost more than the send
+// (measured: a loaded node fell from ~1,800 to ~200 deliveries/s, every delivery
+// re-checked alone), and checked together they go out before they are stale again.
 void dispatch(self_ptr self) {
   auto& st = self->state;
   auto at = self->clock().now();
-  std::vector<storage::claimed_delivery> stale;
-  for (auto room = free_senders(self); room > 0 && !st.queue.empty(); --room) {
-    auto next = std::move(st.queue.front());
+  auto stale = [&](const queued_delivery& q) {
+    return at - q.checked_at > st.opts.recheck_after;
+  };
+  auto room = free_senders(self);
+  while (room > 0 && !st.queue.empty() && !stale(st.queue.front())) {
+    start_send(self, std::move(st.queue.front().claimed));
     st.queue.pop_front();
-    if (at - next.checked_at > st.opts.recheck_after)
-      stale.push_back(std::move(next.claimed));
-    else
-      start_send(self, std::move(next.claimed));
+    --room;
   }
-  if (!stale.empty())
-    recheck(self, std::move(stale));
+  if (room > 0 && !st.queue.empty()) {
+    std::vector<storage::claimed_delivery> waited;
+    while (!st.queue.empty() && stale(st.queue.front()) &&
+           waited.size() < static_cast<size_t>(st.opts.claim_batch)) {
+      waited.push_back(std::move(st.queue.front().claimed));
+      st.queue.pop_front();
+    }
+    recheck(self, std::move(waited));
+  }
   claim_if_wanted(self);
 }
 

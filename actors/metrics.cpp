@@ -45,6 +45,12 @@ const std::map<std::string, std::pair<std::string, std::string>> known = {
      {"counter", "Requests answered 503 because every HTTP thread was busy and the "
                  "queue full."}},
     {name::rate_limited_total, {"counter", "Requests answered 429, by kind of key."}},
+    {name::delivery_rechecks_total,
+     {"counter", "Statements that checked claimed deliveries against their incidents "
+                 "again before sending them (they had waited for a sender)."}},
+    {name::deliveries_rechecked_total,
+     {"counter", "Claimed deliveries checked against their incidents again before "
+                 "sending."}},
     {name::steps_unrouted_total,
      {"counter", "Schedules a fired step found nobody on call for."}},
     {name::deliveries_total, {"counter", "Delivery attempts, by channel and outcome."}},
