@@ -130,6 +130,7 @@ am_alert read_alert(const rapidjson::Value& value, const std::string& path,
   // A long summary is cut rather than refused: refusing would drop the page.
   alert.title = utf8_prefix(title, max_title_chars);
   alert.severity = severity_from(label(labels, "severity").value_or(""));
+  alert.alertname = label(labels, "alertname").value_or("");
   alert.payload_json = stored_payload(value, labels, key_from_labels, alert.dedup_key);
   return alert;
 }

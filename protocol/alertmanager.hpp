@@ -16,6 +16,7 @@ struct am_alert {
   std::string title;        // annotations.summary, else labels.alertname, else "alert"
   std::string severity;     // labels.severity when belay knows it; "page" means critical
   std::string payload_json; // the alert object as evidence, secret-named members removed
+  std::string alertname;    // labels.alertname, or empty (Watchdog pings a heartbeat)
 };
 
 struct am_webhook {

@@ -100,7 +100,8 @@ provisioned_integration read_integration(const rapidjson::Value& value,
                                          const std::string& path,
                                          std::optional<error>& failure) {
   field_reader r(value, path, failure);
-  r.refuse_unknown({"name", "type", "key", "policy", "shadow", "rateLimitPerMinute"});
+  r.refuse_unknown(
+      {"name", "type", "key", "policy", "shadow", "rateLimitPerMinute", "heartbeat"});
   provisioned_integration i;
   i.name = r.required_string("name", max_name_chars);
   i.type = r.required_choice("type", {"events", "alertmanager"});
@@ -109,7 +110,43 @@ provisioned_integration read_integration(const rapidjson::Value& value,
   i.shadow = r.optional_bool("shadow").value_or(false);
   i.rate_limit_per_minute =
       r.optional_int("rateLimitPerMinute", 1).value_or(i.rate_limit_per_minute);
+  i.heartbeat = r.optional_string("heartbeat", max_name_chars).value_or("");
+  if (r.ok() && !i.heartbeat.empty() && i.type != "alertmanager")
+    r.fail("invalid_value", r.path_of("heartbeat"),
+           quoted(r.path_of("heartbeat")) +
+               " is for alertmanager integrations only (their Watchdog alert pings it)");
   return i;
+}
+
+// A ping key travels as a URL path segment (/hb/<key>): only unreserved characters.
+bool url_safe_key(const std::string& key) {
+  return std::all_of(key.begin(), key.end(), [](unsigned char c) {
+    return std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~';
+  });
+}
+
+provisioned_heartbeat read_heartbeat(const rapidjson::Value& value,
+                                     const std::string& path,
+                                     std::optional<error>& failure) {
+  field_reader r(value, path, failure);
+  r.refuse_unknown(
+      {"name", "key", "periodSeconds", "graceSeconds", "policy", "alertIfNeverPinged"});
+  provisioned_heartbeat h;
+  h.name = r.required_string("name", max_name_chars);
+  h.key = r.required_string("key", max_name_chars);
+  if (r.ok() && !url_safe_key(h.key))
+    r.fail("invalid_value", r.path_of("key"),
+           quoted(r.path_of("key")) +
+               " may hold only letters, digits and - . _ ~ (it is part of the ping URL)");
+  if (r.ok() && !r.has("periodSeconds"))
+    r.fail("missing_field", r.path_of("periodSeconds"),
+           quoted(r.path_of("periodSeconds")) + " is required");
+  h.period_seconds =
+      r.optional_seconds("periodSeconds", lowest_seconds::above_zero).value_or(0);
+  h.grace_seconds = r.optional_seconds("graceSeconds", lowest_seconds::zero).value_or(0);
+  h.policy = r.required_string("policy", max_name_chars);
+  h.alert_if_never_pinged = r.optional_bool("alertIfNeverPinged").value_or(false);
+  return h;
 }
 
 // Checks one org against itself and the keys of the orgs before it. Paths in errors
@@ -123,7 +160,7 @@ public:
 
   provisioned_org read() {
     r_.refuse_unknown({"name", "apiKeys", "channels", "users", "schedules", "policies",
-                       "integrations"});
+                       "heartbeats", "integrations"});
     org_.name = r_.required_string("name", max_name_chars);
     unique_name(org_names_, org_.name, r_.path_of("name"), "org name");
     read_api_keys();
@@ -132,6 +169,7 @@ public:
     read_users();
     read_schedules();
     read_policies();
+    read_heartbeats();
     read_integrations();
     return std::move(org_);
   }
@@ -380,6 +418,25 @@ private:
     }
   }
 
+  bool has_policy(const std::string& name) const {
+    return std::any_of(org_.policies.begin(), org_.policies.end(),
+                       [&](const belay::policy& p) { return p.name == name; });
+  }
+
+  void read_heartbeats() {
+    const rapidjson::Value* heartbeats = r_.optional_array("heartbeats");
+    for (rapidjson::SizeType i = 0; heartbeats && i < heartbeats->Size() && r_.ok();
+         ++i) {
+      const std::string path = element_path(r_.path_of("heartbeats"), i);
+      org_.heartbeats.push_back(read_heartbeat((*heartbeats)[i], path, failure_));
+      const provisioned_heartbeat& h = org_.heartbeats.back();
+      unique_name(heartbeat_names_, h.name, member_path(path, "name"), "heartbeat name");
+      unique_key(h.key, member_path(path, "key"));
+      if (r_.ok() && !has_policy(h.policy))
+        fail_unknown(member_path(path, "policy"), "policy", h.policy);
+    }
+  }
+
   void read_integrations() {
     const rapidjson::Value* integrations = r_.optional_array("integrations");
     for (rapidjson::SizeType i = 0; integrations && i < integrations->Size() && r_.ok();
@@ -390,15 +447,20 @@ private:
       unique_name(integration_names_, integration.name, member_path(path, "name"),
                   "integration name");
       unique_key(integration.key, member_path(path, "key"));
-      const bool policy_exists = std::any_of(
-          org_.policies.begin(), org_.policies.end(),
-          [&](const belay::policy& p) { return p.name == integration.policy; });
+      const bool policy_exists = has_policy(integration.policy);
       if (r_.ok() && !policy_exists) {
         const std::string policy_path = member_path(path, "policy");
         r_.fail("invalid_value", policy_path,
                 quoted(policy_path) + " names policy \"" + integration.policy +
                     "\", which org \"" + org_.name + "\" does not define");
       }
+      const bool heartbeat_exists =
+          std::any_of(org_.heartbeats.begin(), org_.heartbeats.end(),
+                      [&](const provisioned_heartbeat& h) {
+                        return h.name == integration.heartbeat;
+                      });
+      if (r_.ok() && !integration.heartbeat.empty() && !heartbeat_exists)
+        fail_unknown(member_path(path, "heartbeat"), "heartbeat", integration.heartbeat);
     }
   }
 
@@ -411,6 +473,7 @@ private:
   first_seen schedule_names_;
   first_seen policy_names_;
   first_seen integration_names_;
+  first_seen heartbeat_names_;
   provisioned_org org_;
 };
 

@@ -20,6 +20,18 @@ struct provisioned_integration {
   std::string policy;
   bool shadow = false;
   int rate_limit_per_minute = 600; // DESIGN.md section 12, per node
+  // Alertmanager only: the heartbeat its firing Watchdog alert pings (section 12).
+  std::string heartbeat;
+};
+
+// A heartbeat monitor (DESIGN.md section 12, protocol/heartbeat.hpp).
+struct provisioned_heartbeat {
+  std::string name;
+  std::string key; // plain text here; storage keeps only its hash
+  double period_seconds = 0;
+  double grace_seconds = 0;
+  std::string policy;
+  bool alert_if_never_pinged = false;
 };
 
 struct provisioned_org {
@@ -29,6 +41,7 @@ struct provisioned_org {
   std::vector<user_config> users;
   std::vector<schedule> schedules; // zones resolved
   std::vector<belay::policy> policies;
+  std::vector<provisioned_heartbeat> heartbeats;
   std::vector<provisioned_integration> integrations;
 };
 
@@ -54,10 +67,14 @@ struct provisioning {
 // Schedules: see schedule_json.hpp; every layer user must be a user of the org.
 // Policies: see policy_json.hpp; each target's channel, user or schedule must exist in
 // the org.
+// Heartbeats: name*, key* (letters, digits and -._~ only: it is a URL path segment),
+// periodSeconds* (> 0), graceSeconds (≥ 0, default 0), policy* (of the org),
+// alertIfNeverPinged (default false).
 // Integrations: name*, type* events|alertmanager, key*, policy* (of the org), shadow,
-// rateLimitPerMinute (≥ 1, default 600: requests a minute per node).
-// Org names are unique in the file, other names within their org; keys (API and
-// integration keys) are unique in the whole file and contain no whitespace.
+// rateLimitPerMinute (≥ 1, default 600: requests a minute per node), heartbeat (a
+// heartbeat of the org, alertmanager integrations only: its Watchdog alert pings it).
+// Org names are unique in the file, other names within their org; keys (API,
+// integration and heartbeat keys) are unique in the whole file and contain no whitespace.
 parsed<provisioning> parse_provisioning(std::string_view json);
 
 } // namespace belay::protocol

@@ -17,6 +17,8 @@ struct integration_row {
   bool shadow = false;
   std::string key_hash;
   int rate_limit_per_minute = 600;
+  std::string heartbeat;    // alertmanager: the heartbeat its Watchdog alert pings
+  int64_t heartbeat_id = 0; // that heartbeat's id; 0: none
 };
 
 std::optional<std::pair<int64_t, std::string>> find_api_key(connection& c,

@@ -32,6 +32,8 @@ constexpr const char* disabled_keys_sql =
     "DELETE FROM api_key WHERE org_id = $1 RETURNING key_hash";
 constexpr const char* disabled_integrations_sql =
     "DELETE FROM integration WHERE org_id = $1 RETURNING name";
+constexpr const char* disabled_heartbeats_sql =
+    "DELETE FROM heartbeat WHERE org_id = $1 RETURNING name";
 
 constexpr const char* channel_sql = R"sql(
 INSERT INTO channel AS c (org_id, name, type, url, secret, account, sender, max_attempts,
@@ -59,14 +61,39 @@ RETURNING (xmax = 0))sql";
 
 constexpr const char* integration_sql = R"sql(
 INSERT INTO integration AS i (org_id, name, type, key_hash, policy, shadow,
-                              rate_limit_per_minute)
-VALUES ($1, $2, $3, $4, $5, $6, $7)
+                              rate_limit_per_minute, heartbeat)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
 ON CONFLICT (org_id, name) DO UPDATE SET type = EXCLUDED.type, key_hash = EXCLUDED.key_hash,
   policy = EXCLUDED.policy, shadow = EXCLUDED.shadow,
-  rate_limit_per_minute = EXCLUDED.rate_limit_per_minute
-WHERE (i.type, i.key_hash, i.policy, i.shadow, i.rate_limit_per_minute)
+  rate_limit_per_minute = EXCLUDED.rate_limit_per_minute, heartbeat = EXCLUDED.heartbeat
+WHERE (i.type, i.key_hash, i.policy, i.shadow, i.rate_limit_per_minute, i.heartbeat)
   IS DISTINCT FROM (EXCLUDED.type, EXCLUDED.key_hash, EXCLUDED.policy, EXCLUDED.shadow,
-                    EXCLUDED.rate_limit_per_minute)
+                    EXCLUDED.rate_limit_per_minute, EXCLUDED.heartbeat)
+RETURNING (xmax = 0))sql";
+
+// A changed period or grace moves the deadlines silence sets, from the last ping (or,
+// never pinged with alertIfNeverPinged, from creation); the monitor's state and
+// pending side effect stay. A new version tells its holder to read it again.
+constexpr const char* heartbeat_sql = R"sql(
+INSERT INTO heartbeat AS h (org_id, name, key_hash, policy, period_seconds, grace_seconds,
+                            alert_if_never_pinged)
+VALUES ($1, $2, $3, $4, $5, $6, $7)
+ON CONFLICT (org_id, name) DO UPDATE SET key_hash = EXCLUDED.key_hash,
+  policy = EXCLUDED.policy, period_seconds = EXCLUDED.period_seconds,
+  grace_seconds = EXCLUDED.grace_seconds,
+  alert_if_never_pinged = EXCLUDED.alert_if_never_pinged,
+  late_at = CASE WHEN h.state IN ('new', 'up') AND (h.state = 'up' OR EXCLUDED.alert_if_never_pinged)
+                 THEN coalesce(h.last_ping_at, h.created_at)
+                      + EXCLUDED.period_seconds * interval '1 second' END,
+  down_at = CASE WHEN h.state = 'down' THEN NULL
+                 WHEN h.state = 'new' AND NOT EXCLUDED.alert_if_never_pinged THEN NULL
+                 ELSE coalesce(h.last_ping_at, h.created_at)
+                      + (EXCLUDED.period_seconds + EXCLUDED.grace_seconds) * interval '1 second'
+                 END,
+  version = h.version + 1
+WHERE (h.key_hash, h.policy, h.period_seconds, h.grace_seconds, h.alert_if_never_pinged)
+  IS DISTINCT FROM (EXCLUDED.key_hash, EXCLUDED.policy, EXCLUDED.period_seconds,
+                    EXCLUDED.grace_seconds, EXCLUDED.alert_if_never_pinged)
 RETURNING (xmax = 0))sql";
 
 constexpr const char* user_sql = R"sql(
@@ -232,11 +259,22 @@ provision_report apply(connection& c, const protocol::provisioning& p) {
     }
     note.prune(c, "policy", "name", org, names, "policy");
 
+    // Removed monitors stop: their rows go, and their ping keys with them.
+    names.clear();
+    for (auto& hb : o.heartbeats) {
+      names.push_back(hb.name);
+      note.upserted(c.query(heartbeat_sql, org, hb.name, sha256_hex(hb.key), hb.policy,
+                            hb.period_seconds, hb.grace_seconds,
+                            hb.alert_if_never_pinged),
+                    "heartbeat", hb.name);
+    }
+    note.prune(c, "heartbeat", "name", org, names, "heartbeat");
+
     names.clear();
     for (auto& in : o.integrations) {
       names.push_back(in.name);
       note.upserted(c.query(integration_sql, org, in.name, in.type, sha256_hex(in.key),
-                            in.policy, in.shadow, in.rate_limit_per_minute),
+                            in.policy, in.shadow, in.rate_limit_per_minute, in.heartbeat),
                     "integration", in.name);
     }
     note.prune(c, "integration", "name", org, names, "integration");
@@ -252,6 +290,9 @@ provision_report apply(connection& c, const protocol::provisioning& p) {
     auto integrations = c.query(disabled_integrations_sql, org);
     for (int k = 0; k < integrations.rows(); ++k)
       note.note("remove integration '" + integrations.str(k, 0) + "'");
+    auto heartbeats = c.query(disabled_heartbeats_sql, org);
+    for (int k = 0; k < heartbeats.rows(); ++k)
+      note.note("remove heartbeat '" + heartbeats.str(k, 0) + "'");
   }
   return report;
 }

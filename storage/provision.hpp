@@ -21,9 +21,10 @@ struct provision_report {
 
 // One transaction under an advisory lock. Throws db_error (e.g. a key that another
 // org, not in this file, already uses). Fails closed: an org the file no longer names
-// is disabled and loses its API keys and integrations (a removed key stops working on
-// every node within the key cache's 10 s); within an org, keys, integrations,
-// channels, policies, users and schedules the file no longer names are deleted.
+// is disabled and loses its API keys, integrations and heartbeats (a removed key stops
+// working on every node within the key cache's 10 s); within an org, keys, integrations,
+// heartbeats, channels, policies, users and schedules the file no longer names are
+// deleted.
 // `dry_run` rolls the transaction back: the report says what would change.
 provision_report apply_provisioning(connection& c, const protocol::provisioning& p,
                                     bool dry_run = false);

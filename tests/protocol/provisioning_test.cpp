@@ -494,3 +494,90 @@ TEST_CASE("users and schedules belong to their org") {
                    "rotation":{"type":"daily","start":"2026-01-01T00:00"}}]}]}]})"));
   CHECK(e.field == "orgs[1].schedules[0].layers[0].users[0]");
 }
+
+namespace {
+
+// The design example with DESIGN.md section 12's heartbeat in it.
+std::string with_heartbeat(const std::string& fields = "") {
+  return example_with(
+      "/orgs/0/heartbeats",
+      R"([{"name":"nightly-backup","key":"nightly-ping-key","periodSeconds":86400,
+           "graceSeconds":3600,"policy":"default")" +
+          fields + "}]");
+}
+
+std::string heartbeat_with(const char* pointer, const std::string& value_json) {
+  auto doc = json(with_heartbeat());
+  auto value = json(value_json);
+  rapidjson::Value copy(value, doc.GetAllocator());
+  rapidjson::Pointer(pointer).Set(doc, copy);
+  return text_of(doc);
+}
+
+} // namespace
+
+TEST_CASE("the DESIGN.md heartbeat provisions with everything in it") {
+  auto p = value_of(parse_provisioning(with_heartbeat()));
+  REQUIRE(p.orgs[0].heartbeats.size() == 1);
+  auto& h = p.orgs[0].heartbeats[0];
+  CHECK(h.name == "nightly-backup");
+  CHECK(h.key == "nightly-ping-key");
+  CHECK(h.period_seconds == 86400);
+  CHECK(h.grace_seconds == 3600);
+  CHECK(h.policy == "default");
+  CHECK_FALSE(h.alert_if_never_pinged);
+  auto never =
+      value_of(parse_provisioning(with_heartbeat(R"(,"alertIfNeverPinged":true)")));
+  CHECK(never.orgs[0].heartbeats[0].alert_if_never_pinged);
+}
+
+TEST_CASE("heartbeat fields are checked with their paths") {
+  auto field_of = [](const std::string& doc) {
+    return invalid(parse_provisioning(doc)).field;
+  };
+  CHECK(field_of(heartbeat_with("/orgs/0/heartbeats/0/periodSeconds", "0")) ==
+        "orgs[0].heartbeats[0].periodSeconds");
+  CHECK(field_of(heartbeat_with("/orgs/0/heartbeats/0/periodSeconds", "\"1d\"")) ==
+        "orgs[0].heartbeats[0].periodSeconds");
+  CHECK(field_of(heartbeat_with("/orgs/0/heartbeats/0/graceSeconds", "-1")) ==
+        "orgs[0].heartbeats[0].graceSeconds");
+  CHECK(field_of(heartbeat_with("/orgs/0/heartbeats/0/policy", "\"nope\"")) ==
+        "orgs[0].heartbeats[0].policy");
+  CHECK(field_of(heartbeat_with("/orgs/0/heartbeats/0/key", "\"a/b\"")) ==
+        "orgs[0].heartbeats[0].key");
+  CHECK(field_of(heartbeat_with("/orgs/0/heartbeats/0/alertIfNeverPinged", "1")) ==
+        "orgs[0].heartbeats[0].alertIfNeverPinged");
+  CHECK(field_of(heartbeat_with("/orgs/0/heartbeats/0/periodSecs", "5")) ==
+        "orgs[0].heartbeats[0].periodSecs");
+  auto doc = json(with_heartbeat());
+  REQUIRE(rapidjson::Pointer("/orgs/0/heartbeats/0/periodSeconds").Erase(doc));
+  auto missing = invalid(parse_provisioning(text_of(doc)));
+  CHECK(missing.field == "orgs[0].heartbeats[0].periodSeconds");
+  CHECK(missing.message == "'orgs[0].heartbeats[0].periodSeconds' is required");
+}
+
+TEST_CASE("a heartbeat key is unique across the file and never echoed") {
+  auto e = invalid(
+      parse_provisioning(heartbeat_with("/orgs/0/heartbeats/0/key", "\"acme-am-key\"")));
+  // Heartbeats come before integrations: the integration's key is the later one.
+  CHECK(e.field == "orgs[0].integrations[0].key");
+  CHECK_THAT(e.message, Catch::Contains("orgs[0].heartbeats[0].key"));
+  CHECK_THAT(e.message, !Catch::Contains("acme-am-key"));
+  auto names = invalid(parse_provisioning(heartbeat_with(
+      "/orgs/0/heartbeats/1",
+      R"({"name":"nightly-backup","key":"k2","periodSeconds":60,"policy":"default"})")));
+  CHECK(names.field == "orgs[0].heartbeats[1].name");
+}
+
+TEST_CASE("an alertmanager integration may name a heartbeat of its org for Watchdog") {
+  auto p = value_of(parse_provisioning(
+      heartbeat_with("/orgs/0/integrations/0/heartbeat", "\"nightly-backup\"")));
+  CHECK(p.orgs[0].integrations[0].heartbeat == "nightly-backup");
+  CHECK(invalid(parse_provisioning(
+                    heartbeat_with("/orgs/0/integrations/0/heartbeat", "\"other\"")))
+            .field == "orgs[0].integrations[0].heartbeat");
+  // Only Alertmanager sends a Watchdog.
+  CHECK(invalid(parse_provisioning(heartbeat_with("/orgs/0/integrations/1/heartbeat",
+                                                  "\"nightly-backup\"")))
+            .field == "orgs[0].integrations[1].heartbeat");
+}
