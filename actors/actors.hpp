@@ -15,9 +15,11 @@
 #include "actors/clock.hpp"
 #include "actors/transport/transport.hpp"
 #include "protocol/commands.hpp"
+#include "protocol/heartbeat.hpp"
 #include "protocol/model.hpp"
 #include "protocol/views.hpp"
 #include "storage/deliveries.hpp"
+#include "storage/heartbeats.hpp"
 #include "storage/incidents.hpp"
 #include "storage/schedules.hpp"
 
@@ -70,6 +72,10 @@ CAF_ADD_ATOM(belay, belay::atom, replay, "replay")
 CAF_ADD_ATOM(belay, belay::atom, channels, "channels")
 CAF_ADD_ATOM(belay, belay::atom, send, "send")
 
+// Heartbeat monitors: pings, and the state machine's compare-and-sets.
+CAF_ADD_ATOM(belay, belay::atom, ping, "ping")
+CAF_ADD_ATOM(belay, belay::atom, heartbeat, "heartbeat")
+
 // Group commit inside a storage worker.
 CAF_ADD_ATOM(belay, belay::atom, flush, "flush")
 
@@ -118,6 +124,17 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::storage::recorded_outcome)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::storage::released_claims)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::storage::replay_result)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::protocol::org_people)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<belay::storage::heartbeat_ping>)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<std::optional<belay::heartbeat_record>>)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::storage::heartbeat_change)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::storage::heartbeat_changed)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::storage::heartbeat_sweep)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::storage::heartbeat_holdings)
+
+// Heartbeats (protocol/heartbeat.hpp).
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::ping_kind)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::reply_code)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<belay::heartbeat_record>)
 
 // Transports (actors/transport/transport.hpp).
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::transport::page)
@@ -221,7 +238,16 @@ using storage_actor = caf::typed_actor<
     // storage::replay_dead_letter(org, dead letter, now)
     caf::replies_to<atom::replay, int64_t, int64_t, micros>::with<storage::replay_result>,
     // storage::load_channels()
-    caf::replies_to<atom::channels>::with<std::vector<channel_config>>>;
+    caf::replies_to<atom::channels>::with<std::vector<channel_config>>,
+    // storage::record_pings(pings): a heartbeat holder's group commit of pings
+    caf::replies_to<atom::ping, std::vector<storage::heartbeat_ping>>::with<
+        std::vector<std::optional<heartbeat_record>>>,
+    // storage::change_heartbeat(change): late, down, a side effect settled
+    caf::replies_to<atom::heartbeat,
+                    storage::heartbeat_change>::with<storage::heartbeat_changed>,
+    // storage::sweep_heartbeats(sweep)
+    caf::replies_to<atom::sweep,
+                    storage::heartbeat_sweep>::with<storage::heartbeat_holdings>>;
 
 // A storage worker: the operations on its own connection, plus the triggers of its
 // shard, which skip the router (actors/storage.hpp).
@@ -273,6 +299,21 @@ using dispatcher_actor = caf::typed_actor<
     caf::replies_to<atom::replay, int64_t, int64_t>::with<storage::replay_result>,
     // The channel actors as they are now (tests of supervision).
     caf::replies_to<atom::children>::with<std::vector<channel_actor>>>;
+
+// One per node: holds the heartbeat monitors this node owns on one timer set, records
+// every ping it is sent in group commits, and opens and resolves their incidents
+// (actors/heartbeats.hpp).
+using heartbeat_actor = caf::typed_actor<
+    // A ping of (org, monitor), answered once committed: ok, or not_found when the
+    // monitor is gone.
+    caf::replies_to<atom::ping, int64_t, int64_t, ping_kind>::with<reply_code>,
+    // Timer: the earliest deadline may have come (stale generations are dropped).
+    caf::reacts_to<atom::fire, uint64_t>,
+    // Timer: take monitors nobody holds, read changed ones again, drop those gone, and
+    // make the side effects still pending.
+    caf::reacts_to<atom::sweep>,
+    // The org's monitors this node holds, as it holds them (tests, inspection).
+    caf::replies_to<atom::views, int64_t>::with<std::vector<heartbeat_record>>>;
 
 } // namespace belay
 

@@ -2,6 +2,7 @@
 
 #include "actors/channel.hpp"
 #include "actors/dispatcher.hpp"
+#include "actors/heartbeats.hpp"
 #include "actors/registry.hpp"
 #include "actors/storage.hpp"
 #include "storage/listener.hpp"
@@ -51,6 +52,8 @@ node start_node(caf::actor_system& sys, const node_options& opts, wall_clock clo
   for (auto& worker : n.triggers.workers())
     caf::anon_send(worker, atom::join_v, owner);
   caf::anon_send(n.storage, atom::join_v, owner);
+  // After the joins: its incidents go through the trigger lane.
+  n.heartbeats = sys.spawn(heartbeats, n.d, n.registry, n.triggers);
   if (opts.detached_io)
     n.listener = std::make_shared<storage::listener>(
         opts.database_url, storage::incident_channel,
@@ -68,6 +71,7 @@ node start_node(caf::actor_system& sys, const node_options& opts, wall_clock clo
 
 void stop_node(caf::actor_system&, node& n) {
   n.listener.reset();
+  caf::anon_send_exit(n.heartbeats, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(n.registry, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(n.dispatcher, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(n.storage, caf::exit_reason::user_shutdown);

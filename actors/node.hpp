@@ -42,6 +42,7 @@ struct node {
   trigger_lane triggers;        // where triggers go (actors/storage.hpp)
   dispatcher_actor dispatcher;
   registry_actor registry;
+  heartbeat_actor heartbeats; // the heartbeat monitors this node holds
   // Hears acknowledges and resolves committed through other nodes (none in tests on
   // the test scheduler).
   std::shared_ptr<storage::listener> listener;

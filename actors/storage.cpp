@@ -3,6 +3,7 @@
 #include "actors/metrics.hpp"
 #include "storage/db.hpp"
 #include "storage/deliveries.hpp"
+#include "storage/heartbeats.hpp"
 #include "storage/incidents.hpp"
 #include "storage/schedules.hpp"
 
@@ -501,6 +502,24 @@ storage_worker_actor::behavior_type storage_worker(worker_ptr self, std::string 
         return enqueue<std::vector<channel_config>>(
             self, [](storage::connection& c) { return storage::load_channels(c); });
       },
+      [self](atom::ping, std::vector<storage::heartbeat_ping>& pings) {
+        return enqueue<std::vector<std::optional<heartbeat_record>>>(
+            self, [pings = std::move(pings)](storage::connection& c) {
+              return storage::record_pings(c, pings);
+            });
+      },
+      [self](atom::heartbeat, storage::heartbeat_change& change) {
+        return enqueue<storage::heartbeat_changed>(
+            self, [change = std::move(change)](storage::connection& c) {
+              return storage::change_heartbeat(c, change);
+            });
+      },
+      [self](atom::sweep, storage::heartbeat_sweep& sweep) {
+        return enqueue<storage::heartbeat_holdings>(
+            self, [sweep = std::move(sweep)](storage::connection& c) {
+              return storage::sweep_heartbeats(c, sweep);
+            });
+      },
       [self](atom::join, trigger_owner& owner) { self->state.owner = std::move(owner); },
       [self, now_of](atom::trigger, trigger_command& cmd) -> caf::result<trigger_reply> {
         auto& st = self->state;
@@ -666,6 +685,15 @@ storage_router(router_ptr self, std::string url, bool detached, trigger_lane lan
         return self->delegate(any(), atom::replay_v, org, dead_letter, at);
       },
       [self, any](atom::channels) { return self->delegate(any(), atom::channels_v); },
+      [self, any](atom::ping, std::vector<storage::heartbeat_ping>& pings) {
+        return self->delegate(any(), atom::ping_v, std::move(pings));
+      },
+      [self, any](atom::heartbeat, storage::heartbeat_change& change) {
+        return self->delegate(any(), atom::heartbeat_v, std::move(change));
+      },
+      [self, any](atom::sweep, storage::heartbeat_sweep& sweep) {
+        return self->delegate(any(), atom::sweep_v, std::move(sweep));
+      },
       // start_node joins the current workers itself; this is for the ones started later.
       [self](atom::join, trigger_owner& owner) { self->state.owner = std::move(owner); },
       [self](atom::children) {

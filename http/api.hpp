@@ -42,7 +42,8 @@ struct api {
   std::function<bool()> listening{};
   connection_guard* connections = nullptr; // the server's, once it exists
   size_t max_streams = 16; // console live streams at once (each holds an HTTP thread)
-  caller_pool callers{};   // for ask(); declared after sys, so destroyed before it
+  heartbeat_actor heartbeats{}; // pings go to it (DESIGN.md section 12)
+  caller_pool callers{};        // for ask(); declared after sys, so destroyed before it
 };
 
 void add_health_routes(routes& http, api& a);
@@ -53,6 +54,7 @@ void add_inspector_routes(routes& http, api& a);
 void add_metrics_routes(routes& http, api& a);
 void add_schedule_routes(routes& http, api& a);
 void add_answer_routes(routes& http, api& a);
+void add_heartbeat_routes(routes& http, api& a);
 
 // 512 KiB: larger bodies are refused with 413 before any handler runs.
 inline constexpr size_t max_body_bytes = 512 * 1024;

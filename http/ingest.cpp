@@ -7,6 +7,7 @@
 #include "protocol/alertmanager.hpp"
 #include "protocol/pagerduty.hpp"
 
+#include <algorithm>
 #include <random>
 #include <set>
 #include <string_view>
@@ -166,6 +167,27 @@ bool alertmanager_key(api& a, const httplib::Request& req, httplib::Response& re
   return true;
 }
 
+// Alertmanager's Watchdog pattern (DESIGN.md section 12): an always-firing alert that
+// pings the integration's heartbeat, so that an Alertmanager that stops sending pages.
+// Its firing alerts are taken out and counted as ignored; false after answering 503.
+bool ping_watchdog(api& a, httplib::Response& res,
+                   const storage::integration_row& integration,
+                   std::vector<protocol::am_alert>& alerts, protocol::am_counts& counts) {
+  if (integration.heartbeat_id == 0)
+    return true;
+  auto watchdog = [](const protocol::am_alert& alert) {
+    return alert.status == "firing" && alert.alertname == "Watchdog";
+  };
+  auto firing = std::count_if(alerts.begin(), alerts.end(), watchdog);
+  if (firing == 0)
+    return true;
+  alerts.erase(std::remove_if(alerts.begin(), alerts.end(), watchdog), alerts.end());
+  counts.ignored += static_cast<int>(firing);
+  return ask<reply_code>(a, a.heartbeats, res, atom::ping_v, integration.org_id,
+                         integration.heartbeat_id, ping_kind::success)
+      .has_value();
+}
+
 void alertmanager(api& a, const httplib::Request& req, httplib::Response& res) {
   if (am_current.request != &req && !alertmanager_key(a, req, res))
     return;
@@ -175,7 +197,10 @@ void alertmanager(api& a, const httplib::Request& req, httplib::Response& res) {
   if (auto* err = std::get_if<protocol::error>(&parsed))
     return reply_error(res, *err);
   protocol::am_counts counts;
-  for (auto& wave : waves_of(std::get<protocol::am_webhook>(parsed).alerts))
+  auto& alerts = std::get<protocol::am_webhook>(parsed).alerts;
+  if (!ping_watchdog(a, res, *integration, alerts, counts))
+    return;
+  for (auto& wave : waves_of(alerts))
     if (!(wave.firing ? fire(a, res, *integration, wave, counts)
                       : resolve(a, res, *integration, wave, counts)))
       return;

@@ -20,7 +20,8 @@ micros micros_of(std::chrono::steady_clock::time_point t) {
 // with `take`, one token from its bucket (kept across re-reads of the key).
 template <class T, class Load, class Rate>
 admission<T> key_store::lookup(std::unordered_map<std::string, cached<T>>& cache,
-                               std::string_view key, bool take, Load load, Rate rate) {
+                               unknown_keys& unknown, std::string_view key, bool take,
+                               Load load, Rate rate) {
   admission<T> out;
   if (key.empty())
     return out;
@@ -42,10 +43,10 @@ admission<T> key_store::lookup(std::unordered_map<std::string, cached<T>>& cache
       admit(it->second);
       return out;
     }
-    if (auto it = unknown_.find(hash); it != unknown_.end()) {
+    if (auto it = unknown.find(hash); it != unknown.end()) {
       if (now - it->second < options_.unknown_ttl)
         return out;
-      unknown_.erase(it);
+      unknown.erase(it);
     }
   }
   std::optional<T> found;
@@ -57,12 +58,11 @@ admission<T> key_store::lookup(std::unordered_map<std::string, cached<T>>& cache
   ++reads_;
   if (!found) {
     cache.erase(hash);
-    if (unknown_.size() >= max_unknown)
-      for (auto it = unknown_.begin(); it != unknown_.end();)
-        it =
-            now - it->second >= options_.unknown_ttl ? unknown_.erase(it) : std::next(it);
-    if (unknown_.size() < max_unknown)
-      unknown_[hash] = now;
+    if (unknown.size() >= max_unknown)
+      for (auto it = unknown.begin(); it != unknown.end();)
+        it = now - it->second >= options_.unknown_ttl ? unknown.erase(it) : std::next(it);
+    if (unknown.size() < max_unknown)
+      unknown[hash] = now;
     return out;
   }
   auto& entry = cache[hash]; // a re-read keeps the key's bucket
@@ -124,6 +124,21 @@ std::optional<storage::integration_row> key_store::integration_for(std::string_v
       },
       [](const storage::integration_row&) { return 0.0; });
   return a.found ? std::optional<storage::integration_row>{a.value} : std::nullopt;
+}
+
+std::optional<storage::heartbeat_key>
+key_store::heartbeat_for(std::string_view ping_key) {
+  auto a = lookup(
+      heartbeats_, unknown_heartbeats_, ping_key, false,
+      [](storage::connection& c,
+         const std::string& hash) -> std::optional<storage::heartbeat_key> {
+        auto found = storage::find_heartbeat(c, hash);
+        if (!found || !constant_time_equal(found->key_hash, hash))
+          return std::nullopt;
+        return found;
+      },
+      [](const storage::heartbeat_key&) { return 0.0; });
+  return a.found ? std::optional<storage::heartbeat_key>{a.value} : std::nullopt;
 }
 
 } // namespace belay

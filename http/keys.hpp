@@ -10,6 +10,7 @@
 #pragma once
 
 #include "protocol/rate_limit.hpp"
+#include "storage/heartbeats.hpp"
 #include "storage/keys.hpp"
 
 #include <chrono>
@@ -53,6 +54,9 @@ public:
   // Lookups that take nothing from a bucket.
   std::optional<int64_t> org_for(std::string_view api_key);
   std::optional<storage::integration_row> integration_for(std::string_view key);
+  // A heartbeat's ping key (DESIGN.md section 12): no rate limit, its own negative
+  // cache (a ping is as cheap as a lookup in memory).
+  std::optional<storage::heartbeat_key> heartbeat_for(std::string_view ping_key);
 
   // Database reads so far (tests: the negative cache).
   size_t reads() const { return reads_; }
@@ -64,16 +68,25 @@ private:
     clock::time_point read_at;
     protocol::token_bucket bucket;
   };
+  using unknown_keys = std::unordered_map<std::string, clock::time_point>;
   template <class T, class Load, class Rate>
   admission<T> lookup(std::unordered_map<std::string, cached<T>>& cache,
-                      std::string_view key, bool take, Load load, Rate rate);
+                      std::string_view key, bool take, Load load, Rate rate) {
+    return lookup(cache, unknown_, key, take, load, rate);
+  }
+  template <class T, class Load, class Rate>
+  admission<T> lookup(std::unordered_map<std::string, cached<T>>& cache,
+                      unknown_keys& unknown, std::string_view key, bool take, Load load,
+                      Rate rate);
 
   storage::pool& db_;
   key_store_options options_;
   std::mutex mutex_; // held for map and bucket arithmetic only, never across I/O
   std::unordered_map<std::string, cached<int64_t>> orgs_;
   std::unordered_map<std::string, cached<storage::integration_row>> integrations_;
-  std::unordered_map<std::string, clock::time_point> unknown_;
+  std::unordered_map<std::string, cached<storage::heartbeat_key>> heartbeats_;
+  unknown_keys unknown_;
+  unknown_keys unknown_heartbeats_;
   size_t reads_ = 0;
 };
 

@@ -103,15 +103,16 @@ struct watchdog_state {
 
 // Watches the node's top-level actors, which nothing above them could restart with
 // their state: the registry, the dispatcher and the storage router each supervise what
-// they spawned, and when one of them dies the whole node stops.
+// they spawned, and when one of them (or the heartbeat holder) dies the whole node stops.
 caf::behavior watchdog(caf::stateful_actor<watchdog_state>* self, caf::actor registry,
-                       caf::actor dispatcher, caf::actor storage) {
-  for (auto& a : {registry, dispatcher, storage})
+                       caf::actor dispatcher, caf::actor storage, caf::actor heartbeats) {
+  for (auto& a : {registry, dispatcher, storage, heartbeats})
     self->monitor(a);
-  auto name_of = [registry = registry.address(),
-                  dispatcher = dispatcher.address()](const caf::actor_addr& who) {
+  auto name_of = [registry = registry.address(), dispatcher = dispatcher.address(),
+                  heartbeats = heartbeats.address()](const caf::actor_addr& who) {
     return who == registry     ? "registry"
            : who == dispatcher ? "dispatcher"
+           : who == heartbeats ? "heartbeat holder"
                                : "storage router";
   };
   self->set_down_handler([self, name_of](caf::down_msg& msg) {
@@ -226,7 +227,8 @@ int serve(const belay::settings& s) {
 
   auto watching = sys.spawn(watchdog, caf::actor_cast<caf::actor>(node.registry),
                             caf::actor_cast<caf::actor>(node.dispatcher),
-                            caf::actor_cast<caf::actor>(node.storage));
+                            caf::actor_cast<caf::actor>(node.storage),
+                            caf::actor_cast<caf::actor>(node.heartbeats));
   belay::storage::pool db{
       s.database_url, static_cast<size_t>(s.db_connections),
       std::chrono::milliseconds{std::llround(s.db_acquire_timeout_seconds * 1000)}};
@@ -241,6 +243,7 @@ int serve(const belay::settings& s) {
   if (auto listener = node.listener)
     a.listening = [listener] { return listener->listening(); };
   a.answers = answers;
+  a.heartbeats = node.heartbeats;
   a.max_streams = static_cast<size_t>(std::max(1, s.http_threads / 4));
   belay::server http{a,
                      belay::server_options{s.http_threads, s.http_read_timeout_seconds}};

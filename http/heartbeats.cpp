@@ -1,0 +1,59 @@
+// Heartbeat monitors (DESIGN.md section 12): the ping endpoints, Healthchecks-style,
+// and the org's list. A ping is cheap: no JSON, its key found in the key cache, one
+// message to the node's heartbeat holder, which answers after the group commit that
+// recorded it.
+#include "storage/heartbeats.hpp"
+
+#include "actors/actors.hpp"
+#include "http/keys.hpp"
+#include "http/respond.hpp"
+#include "protocol/heartbeat.hpp"
+#include "storage/db.hpp"
+
+namespace belay {
+
+namespace {
+
+void ping(api& a, const httplib::Request& req, httplib::Response& res) {
+  auto kind =
+      protocol::parse_ping_suffix(req.matches.size() > 2 ? req.matches[2].str() : "");
+  if (auto* err = std::get_if<protocol::error>(&kind))
+    return reply_error(res, *err);
+  auto monitor = a.keys.heartbeat_for(req.matches[1].str());
+  if (!monitor)
+    return reply_error(res, 404, "unknown_heartbeat", "no heartbeat has this ping key");
+  auto code = ask<reply_code>(a, a.heartbeats, res, atom::ping_v, monitor->org_id,
+                              monitor->id, std::get<ping_kind>(kind));
+  if (!code)
+    return;
+  if (*code != reply_code::ok)
+    return reply_error(res, 404, "unknown_heartbeat", "no heartbeat has this ping key");
+  res.status = 200;
+  res.set_content("OK", "text/plain");
+}
+
+void list(api& a, const httplib::Request& req, httplib::Response& res) {
+  auto org = authenticate(a, req, res);
+  if (!org)
+    return;
+  auto conn = a.db.acquire();
+  reply_json(res, 200,
+             protocol::render_heartbeats(storage::list_heartbeats(*conn, *org)));
+}
+
+} // namespace
+
+void add_heartbeat_routes(routes& http, api& a) {
+  // GET and HEAD (cpp-httplib answers HEAD with the GET route, without the body), and
+  // POST, whose body (a job's output, say) is read under the limit and not kept.
+  const std::string pattern = R"(/hb/([^/]+)(?:/([^/]+))?)";
+  auto handle = [&a](const httplib::Request& req, httplib::Response& res) {
+    ping(a, req, res);
+  };
+  http.Get(pattern, handle);
+  http.Post(pattern, handle);
+  http.Get("/api/v1/heartbeats", [&a](const httplib::Request& req,
+                                      httplib::Response& res) { list(a, req, res); });
+}
+
+} // namespace belay
