@@ -236,7 +236,10 @@
   }
 
   function showConsole() {
-    if ($('console').hidden) loadOnCall();
+    if ($('console').hidden) {
+      loadOnCall();
+      loadHeartbeats();
+    }
     $('login').hidden = true;
     $('console').hidden = false;
     $('operator-label').hidden = false;
@@ -249,7 +252,7 @@
     sessionStorage.removeItem(KEY_ITEM);
     snapshot = null;
     answered.clear();
-    for (const id of ['incidents', 'dead-letters']) $(id).tBodies[0].replaceChildren();
+    for (const id of ['incidents', 'dead-letters', 'heartbeats']) $(id).tBodies[0].replaceChildren();
     $('channels').replaceChildren();
     $('schedules').replaceChildren();
     window.belayConsole.closeIncident();
@@ -638,6 +641,38 @@
   }
 
   setInterval(() => { if (apiKey && !$('console').hidden) loadOnCall(); }, ONCALL_REFRESH_MS);
+
+  // ---- heartbeats: each monitor's state, last ping and next due (DESIGN.md section 12)
+
+  const HEARTBEATS_REFRESH_MS = 5000;
+
+  async function loadHeartbeats() {
+    if (!apiKey) return;
+    try {
+      const res = await api('/api/v1/heartbeats');
+      if (!res.ok) throw new Error('heartbeats: ' + (await problem(res)));
+      const {heartbeats} = await res.json();
+      $('heartbeats-empty').hidden = heartbeats.length > 0;
+      $('heartbeats').hidden = heartbeats.length === 0;
+      reconcile($('heartbeats').tBodies[0], heartbeats, (h) => h.name, (h) =>
+        el('tr', {dataset: {heartbeat: h.name}},
+          el('td', {className: 'name'}, h.name),
+          el('td', {className: 'state'}, el('span', {className: `badge hb-${h.state}`}, h.state)),
+          h.lastPingAt
+            ? el('td', {className: 'timer last-ping', title: localTime(timeOf(h.lastPingAt)),
+                        dataset: {since: h.lastPingAt}}, '')
+            : el('td', {className: 'last-ping'}, 'never'),
+          h.nextDueAt
+            ? el('td', {className: 'timer next-due', dataset: {due: h.nextDueAt}}, '')
+            : el('td', {className: 'next-due'}, '–')));
+      $('heartbeats-error').textContent = '';
+      tick();
+    } catch (e) {
+      if (!(e instanceof Unauthorized)) $('heartbeats-error').textContent = e.message;
+    }
+  }
+
+  setInterval(() => { if (apiKey && !$('console').hidden) loadHeartbeats(); }, HEARTBEATS_REFRESH_MS);
 
   // ---- wiring -------------------------------------------------------------------------
 

@@ -6,8 +6,9 @@
 // deliveries (who was paged, how, with what outcome), including a page to whoever is on
 // call; and uses the on-call view. Then it receives a page on its own webhook (listening
 // on <hook-port>), opens the page's answer link and acknowledges there, as the person
-// paged, and sees in the console how. Exits 0 only if all of that happened; every wait is
-// bounded, so a missing feature fails with a message instead of hanging.
+// paged, and sees in the console how. A heartbeat it pings shows as up in its table.
+// Exits 0 only if all of that happened; every wait is bounded, so a missing feature
+// fails with a message instead of hanging.
 import {chromium} from 'playwright-core';
 import {createServer} from 'node:http';
 import {mkdtempSync, rmSync} from 'node:fs';
@@ -163,6 +164,16 @@ try {
     const sent = view.locator('table.deliveries tbody tr', {hasText: '#ops'});
     await sent.waitFor();
     await sent.locator('td', {hasText: 'SENT'}).waitFor();
+  });
+
+  await step('a pinged heartbeat shows in the heartbeats table as up, with its next due', async () => {
+    const res = await fetch(baseUrl + '/hb/console-hb-key', {signal: AbortSignal.timeout(STEP_MS)});
+    const text = await res.text();
+    if (res.status !== 200 || text !== 'OK') throw new Error(`the ping answered ${res.status}: ${text}`);
+    const row = page.locator('#heartbeats tr[data-heartbeat="nightly-backup"]');
+    await row.locator('td.state', {hasText: 'up'}).waitFor();
+    await row.locator('td.last-ping', {hasText: 'ago'}).waitFor();
+    await row.locator('td.next-due', {hasText: /^in /}).waitFor();
   });
 
   // The on-call view: schedule "primary" has alice and bob; who is on call comes from

@@ -23,6 +23,7 @@ const char* const api_key = "console-test-key";
 // is still OPEN (with a timer ticking in the page) when the browser acknowledges it.
 // Policy "oncall" pages whoever is on call in "primary", for the incident view.
 // Policy "answer" pages carol on the spec's own webhook, listening on `hook_port`.
+// Heartbeat "nightly-backup" (ping key console-hb-key) is pinged by the spec.
 std::string provisioning(int hook_port) {
   return R"({"orgs":[{"name":"console","apiKeys":["console-test-key"],
   "channels":[{"name":"log","type":"log"},
@@ -39,7 +40,9 @@ std::string provisioning(int hook_port) {
     {"delaySeconds":600,"targets":[{"channel":"log","to":"lead"}]}]},
     {"name":"oncall","steps":[{"delaySeconds":0,"targets":[{"schedule":"primary"}]}]},
     {"name":"answer","steps":[{"delaySeconds":0,"targets":[{"user":"carol"}]},
-      {"delaySeconds":600,"targets":[{"channel":"log","to":"lead"}]}]}]}]})";
+      {"delaySeconds":600,"targets":[{"channel":"log","to":"lead"}]}]}],
+  "heartbeats":[{"name":"nightly-backup","key":"console-hb-key","periodSeconds":86400,
+    "graceSeconds":3600,"policy":"default"}]}]})";
 }
 
 bool exists(const std::string& path) {
