@@ -40,6 +40,10 @@ int main(int argc, char** argv) {
   http.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
     res.set_content(R"({"status":"ok"})", "application/json");
   });
+  // A heartbeat ping's floor: GET /hb/<key> answered "OK" (scripts/bench heartbeats).
+  http.Get(R"(/hb/.*)", [](const httplib::Request&, httplib::Response& res) {
+    res.set_content("OK", "text/plain");
+  });
   http.Post(R"(/.*)", [](const httplib::Request&, httplib::Response& res) {
     res.status = 201;
     res.set_content(R"({"ok":true})", "application/json");

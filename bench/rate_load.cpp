@@ -44,7 +44,9 @@ struct options {
   std::string key = "bench-key";
   std::string prefix = "load";
   std::string policy = "bench-far";
-  std::string format = "native"; // native | am (Alertmanager's POST /api/v2/alerts)
+  std::string format = "native"; // native | am (Alertmanager's POST /api/v2/alerts) |
+                                 // hb (heartbeat pings: GET /hb/<prefix>-<i mod monitors>)
+  long monitors = 1;             // hb: how many ping keys the requests go round
   double rate = 0;               // requests/s; 0 = closed loop
   double duration = 10;          // seconds of sending
   long count = 0;                // stop after this many requests (0 = no limit)
@@ -57,8 +59,8 @@ struct options {
 [[noreturn]] void usage() {
   std::fprintf(stderr,
                "usage: rate_load [--port N] [--path P] [--key K] [--prefix S] [--policy NAME]\n"
-               "                 [--format native|am] [--rate R] [--duration S] [--count N]\n"
-               "                 [--connections C] [--retries N] [--cap S]\n");
+               "                 [--format native|am|hb] [--monitors N] [--rate R] [--duration S]\n"
+               "                 [--count N] [--connections C] [--retries N] [--cap S]\n");
   std::exit(2);
 }
 
@@ -80,6 +82,8 @@ options parse(int argc, char** argv) {
       o.policy = v;
     else if (f == "--format")
       o.format = v;
+    else if (f == "--monitors")
+      o.monitors = std::max(1L, std::atol(v.c_str()));
     else if (f == "--rate")
       o.rate = std::atof(v.c_str());
     else if (f == "--duration")
@@ -95,7 +99,7 @@ options parse(int argc, char** argv) {
     else
       usage();
   }
-  if (o.format != "native" && o.format != "am")
+  if (o.format != "native" && o.format != "am" && o.format != "hb")
     usage();
   return o;
 }
@@ -169,12 +173,16 @@ int main(int argc, char** argv) {
           break;
         if (i == 0)
           first_send_us = wall_us();
-        auto payload = body(o, i);
-        auto res = cli.Post(o.path.c_str(), headers, payload, "application/json");
+        auto send = [&] {
+          if (o.format == "hb")
+            return cli.Get(("/hb/" + o.prefix + "-" + std::to_string(i % o.monitors)).c_str());
+          return cli.Post(o.path.c_str(), headers, body(o, i), "application/json");
+        };
+        auto res = send();
         for (int attempt = 0; !res && attempt < o.retries && steady::now() < hard_stop; ++attempt) {
           ++r.transport_errors[httplib::to_string(res.error())];
           ++r.retried;
-          res = cli.Post(o.path.c_str(), headers, payload, "application/json");
+          res = send();
         }
         if (!res)
           ++r.transport_errors[httplib::to_string(res.error())];

@@ -257,6 +257,32 @@ if present("recovery"):
     row("recovery", "incidents adopted (logged)", fmt(adopted), goal=f"all {fmt(open_n)}",
         ok=None if adopted is None else adopted == open_n, data={"adopted": adopted})
 
+if present("heartbeats"):
+    n_hb, _, _ = median("heartbeats", "monitors")
+    offered, _, _ = median("heartbeats", "offered", "belay")
+    v, _, n = median("heartbeats", "pings_per_s")
+    fv, _, _ = median("heartbeats", "pings_per_s", "floor")
+    row("heartbeats", f"pings/s ({fmt(n_hb)} monitors, each pinged once a second, offered {fmt(offered)}/s)",
+        fmt(v), f"HTTP floor {fmt(fv)} (GET, same rate)", ratio(v, fv),
+        goal=f"keeps up: {fmt(offered)}/s", ok=None if v is None or offered is None else v >= 0.95 * offered,
+        data={"belay": v, "floor": fv, "runs": n})
+    c, _, _ = median("heartbeats", "cpu_us_per_ping")
+    fc, _, _ = median("heartbeats", "cpu_us_per_ping", "floor")
+    row("heartbeats", "belay's CPU per ping (HTTP, key cache, actor, group commit)", fmt(c, "µs"),
+        f"HTTP floor {fmt(fc, 'µs')}", ratio(c, fc), data={"belay": c, "floor": fc})
+    pc, _, _ = median("heartbeats", "cpu_us_per_ping_postgres")
+    row("heartbeats", "PostgreSQL's CPU per ping (its share of the batched UPDATEs)", fmt(pc, "µs"),
+        data={"belay": pc})
+    p50, _, _ = median("heartbeats", "p50_ms")
+    p99, _, _ = median("heartbeats", "p99_ms")
+    fp99, _, _ = median("heartbeats", "p99_ms", "floor")
+    row("heartbeats", "ping latency p50 / p99 (open loop, durable before OK)",
+        f"{fmt(p50)} / {fmt(p99)} ms", f"HTTP floor p99 {fmt(fp99)} ms",
+        data={"p50": p50, "p99": p99, "floorP99": fp99})
+    per, _, _ = median("heartbeats", "kib_per_monitor")
+    row("heartbeats", "RSS per monitor (belay with them, pinged, minus belay without)",
+        fmt(per, "KiB"), data={"belay": per})
+
 header = ("| scenario | metric | belay | floor / peer | ratio | goal | met? |\n"
           "|---|---|---|---|---|---|---|\n")
 lines = [f"| {r['scenario']} | {r['metric']} | {r['belay']} | {r['floor']} | {r['ratio']} | "
