@@ -10,20 +10,36 @@
 #include "protocol/heartbeat.hpp"
 #include "storage/db.hpp"
 
+#include <optional>
+#include <utility>
+
 namespace belay {
 
 namespace {
 
-void ping(api& a, const httplib::Request& req, httplib::Response& res) {
+// The monitor a ping names, or nullopt after answering 400 (a bad suffix) or 404.
+std::optional<std::pair<storage::heartbeat_key, ping_kind>>
+pinged(api& a, const httplib::Request& req, httplib::Response& res) {
   auto kind =
       protocol::parse_ping_suffix(req.matches.size() > 2 ? req.matches[2].str() : "");
-  if (auto* err = std::get_if<protocol::error>(&kind))
-    return reply_error(res, *err);
+  if (auto* err = std::get_if<protocol::error>(&kind)) {
+    reply_error(res, *err);
+    return std::nullopt;
+  }
   auto monitor = a.keys.heartbeat_for(req.matches[1].str());
-  if (!monitor)
-    return reply_error(res, 404, "unknown_heartbeat", "no heartbeat has this ping key");
-  auto code = ask<reply_code>(a, a.heartbeats, res, atom::ping_v, monitor->org_id,
-                              monitor->id, std::get<ping_kind>(kind));
+  if (!monitor) {
+    reply_error(res, 404, "unknown_heartbeat", "no heartbeat has this ping key");
+    return std::nullopt;
+  }
+  return std::make_pair(*monitor, std::get<ping_kind>(kind));
+}
+
+void ping(api& a, const httplib::Request& req, httplib::Response& res) {
+  auto p = pinged(a, req, res);
+  if (!p)
+    return;
+  auto code = ask<reply_code>(a, a.heartbeats, res, atom::ping_v, p->first.org_id,
+                              p->first.id, p->second);
   if (!code)
     return;
   if (*code != reply_code::ok)
@@ -51,7 +67,11 @@ void add_heartbeat_routes(routes& http, api& a) {
     ping(a, req, res);
   };
   http.Get(pattern, handle);
-  http.Post(pattern, handle);
+  // A POST's key and suffix are checked before its body is read (the key cache answers
+  // the handler's second look).
+  http.Post(pattern, handle, [&a](const httplib::Request& req, httplib::Response& res) {
+    return pinged(a, req, res).has_value();
+  });
   http.Get("/api/v1/heartbeats", [&a](const httplib::Request& req,
                                       httplib::Response& res) { list(a, req, res); });
 }

@@ -11,6 +11,7 @@
 #include <poll.h>
 #include <sys/socket.h>
 #include <thread>
+#include <tuple>
 #include <unistd.h>
 
 using namespace belay;
@@ -210,6 +211,27 @@ TEST_CASE("an API or integration key is refused before the body is read") {
     INFO(answer);
     CHECK(status_of(answer) == 401);
     CHECK(answer.find("\"unknown_key\"") != std::string::npos);
+    CHECK(std::chrono::steady_clock::now() - started < 2s);
+    CHECK(c.closed());
+  }
+}
+
+TEST_CASE("a heartbeat ping's key and exit code are checked before its body is read") {
+  test::served_belay belay;
+  for (auto [path, status, code] :
+       {std::tuple{"/hb/no-such-key", 404, "\"unknown_heartbeat\""},
+        std::tuple{"/hb/no-such-key/256", 400, "\"invalid_exit_code\""}}) {
+    INFO(path);
+    raw_connection c{belay.process().port()};
+    // The body (a job's output, say) is announced and never sent.
+    c.send_text(std::string{"POST "} + path +
+                " HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\n"
+                "Content-Length: 400000\r\n\r\nlog");
+    auto started = std::chrono::steady_clock::now();
+    auto answer = c.receive_until_closed(3s);
+    INFO(answer);
+    CHECK(status_of(answer) == status);
+    CHECK(answer.find(code) != std::string::npos);
     CHECK(std::chrono::steady_clock::now() - started < 2s);
     CHECK(c.closed());
   }
