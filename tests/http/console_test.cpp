@@ -39,7 +39,8 @@ std::string provisioning(int hook_port) {
     {"delaySeconds":600,"targets":[{"channel":"log","to":"lead"}]}]},
     {"name":"oncall","steps":[{"delaySeconds":0,"targets":[{"schedule":"primary"}]}]},
     {"name":"answer","steps":[{"delaySeconds":0,"targets":[{"user":"carol"}]},
-      {"delaySeconds":600,"targets":[{"channel":"log","to":"lead"}]}]}]}]})";
+      {"delaySeconds":600,"targets":[{"channel":"log","to":"lead"}]}]}],
+  "integrations":[{"name":"deploys","type":"events","key":"console-routing","policy":"default"}]}]})";
 }
 
 bool exists(const std::string& path) {
