@@ -21,6 +21,7 @@
 #include "storage/deliveries.hpp"
 #include "storage/heartbeats.hpp"
 #include "storage/incidents.hpp"
+#include "storage/maintenance.hpp"
 #include "storage/schedules.hpp"
 
 #include <caf/allowed_unsafe_message_type.hpp>
@@ -48,6 +49,7 @@ CAF_ADD_ATOM(belay, belay::atom, catch_up, "catch_up")
 CAF_ADD_ATOM(belay, belay::atom, fire, "fire")
 CAF_ADD_ATOM(belay, belay::atom, fire_step, "fire_step")
 CAF_ADD_ATOM(belay, belay::atom, exhaust, "exhaust")
+CAF_ADD_ATOM(belay, belay::atom, resume, "resume")
 
 // Ownership: adoption, node leases, loading one incident.
 CAF_ADD_ATOM(belay, belay::atom, adopt, "adopt")
@@ -108,6 +110,7 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::registry_stats)
 // Storage operations' arguments and results (storage/incidents.hpp, deliveries.hpp).
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<belay::storage::upsert_result>)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::storage::fire_event)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::storage::resume_event)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::optional<belay::storage::held_incident>)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<belay::storage::held_incident>)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::storage::ownership)
@@ -207,6 +210,9 @@ using storage_actor = caf::typed_actor<
     // storage::exhaust(expected, now)
     caf::replies_to<atom::exhaust, uint64_t, incident_record,
                     micros>::with<std::optional<incident_record>>,
+    // storage::resume_held(event): has the maintenance window holding a ladder ended?
+    caf::replies_to<atom::resume, uint64_t,
+                    storage::resume_event>::with<std::optional<incident_record>>,
     // storage::adopt_unresolved(owner, now)
     caf::replies_to<atom::adopt, storage::ownership,
                     micros>::with<std::vector<storage::held_incident>>,

@@ -21,6 +21,9 @@ struct deps {
   // (DESIGN.md section 13); 0: kept for ever.
   double retention_days = 90;
   caf::timespan db_retry = std::chrono::seconds{1}; // back-off after a storage error
+  // How often an incident held by a maintenance window asks whether the window ended
+  // early (deleted, on any node); at its end it asks at once (DESIGN.md section 12).
+  caf::timespan maintenance_poll = std::chrono::seconds{10};
   // Every request to another actor has a deadline (DESIGN.md section 13): a storage
   // operation answers within the statement timeout plus the reply timeout's margin.
   // The hot paths (a step's write, a claim, an outcome, a send) carry no timer of

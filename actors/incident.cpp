@@ -5,6 +5,7 @@
 #include "protocol/ladder.hpp"
 #include "protocol/paging.hpp"
 
+#include <algorithm>
 #include <caf/event_based_actor.hpp>
 #include <set>
 #include <spdlog/spdlog.h>
@@ -31,6 +32,9 @@ void arm(self_ptr self) {
   if (st.record.status != status_open || !st.record.next_fire_at)
     return;
   auto wait = st.d.clock.until(*st.record.next_fire_at, self->clock().now());
+  // Held by maintenance: ask now and then whether the window ended early.
+  if (st.record.held_until)
+    wait = std::min(wait, st.d.maintenance_poll);
   if (wait.count() == 0)
     self->send(self, atom::fire_v, st.generation); // due or overdue: fire at once
   else
@@ -106,7 +110,7 @@ void fire_with(self_ptr self, protocol::step_pages pages) {
           return;
         }
         self->state.record = *after;
-        if (!step)
+        if (!step || after->held_until) // held by maintenance: nothing was paged
           return arm(self);
         metrics::count(metrics::name::steps_fired_total);
         metrics::observe(metrics::name::step_lateness_seconds,
@@ -123,6 +127,27 @@ void fire_with(self_ptr self, protocol::step_pages pages) {
         arm(self);
       },
       [self](caf::error& err) { retry_later(self, err); });
+}
+
+// The ladder is held by a maintenance window (DESIGN.md section 12): at the window's
+// end, or earlier to notice one ended early, ask whether it is over; then the ladder
+// starts again from its first step.
+void resume(self_ptr self) {
+  auto& st = self->state;
+  auto& rec = st.record;
+  auto first_delay = static_cast<micros>(st.ladder->steps.front().delay_seconds * 1e6);
+  storage::resume_event e{rec.org_id,      rec.id,      rec.version, rec.policy,
+                          rec.integration, first_delay, now(self)};
+  self->request(st.d.storage, st.d.request_timeout, atom::resume_v, shard(self),
+                std::move(e))
+      .await(
+          [self](std::optional<incident_record>& after) {
+            if (after)
+              follow(self, *after);
+            else
+              reload(self); // held on until the same end, or no longer OPEN
+          },
+          [self](caf::error& err) { retry_later(self, err); });
 }
 
 // A step that pages people or schedules reads the org's people first: who is on call is
@@ -157,8 +182,12 @@ incident_actor::behavior_type incident(self_ptr self, incident_record rec,
   arm(self);
   return {
       [self](atom::fire, uint64_t generation) {
-        if (generation == self->state.generation &&
-            self->state.record.status == status_open)
+        if (generation != self->state.generation ||
+            self->state.record.status != status_open)
+          return;
+        if (self->state.record.held_until)
+          resume(self);
+        else
           fire(self);
       },
       [self](atom::transition, transition_command& cmd) -> caf::result<transition_reply> {

@@ -247,6 +247,10 @@ registry(registry_actor::stateful_pointer<registry_state> self, deps d) {
     auto org = st.by_id[id].org_id;
     st.by_id.erase(id);
     st.id_of.erase(it);
+    if (st.reopened.erase(id) && !st.stopping) {
+      respawn(self, org, id); // reopened while its old actor was exiting
+      return;
+    }
     if (msg.reason != caf::exit_reason::normal && !self->state.stopping) {
       spdlog::warn("registry: incident {} actor died ({}), respawning", id,
                    to_string(msg.reason));
@@ -266,6 +270,16 @@ registry(registry_actor::stateful_pointer<registry_state> self, deps d) {
         for (auto& r : written) {
           if (r.created) {
             ++st.stats.created;
+            auto& rec = r.held.incident;
+            // A reopened incident whose resolve's actor is still here: that actor
+            // follows the reopened row if it is still running, or is held again once
+            // it is down.
+            if (auto actor = r.reopened ? held_actor(self, rec.org_id, rec.id)
+                                        : incident_actor{}) {
+              st.reopened.insert(rec.id);
+              self->send(actor, atom::settled_v, rec);
+              continue;
+            }
             hold(self, std::move(r.held));
             continue;
           }

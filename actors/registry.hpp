@@ -11,6 +11,7 @@
 
 #include <caf/actor_addr.hpp>
 #include <map>
+#include <set>
 
 namespace belay {
 
@@ -23,6 +24,9 @@ struct registry_state {
   static inline const char* name = "registry";
   std::map<int64_t, held_incident_actor> by_id;
   std::map<caf::actor_addr, int64_t> id_of; // for down messages
+  // Reopened while the actor of their resolve still held them (it is on its way out):
+  // held again once it is down.
+  std::set<int64_t> reopened;
   registry_stats stats;
   bool stopping = false;
   bool renewing = false;  // the lease renewal runs from the first adoption on

@@ -433,6 +433,12 @@ storage_worker_actor::behavior_type storage_worker(worker_ptr self, std::string 
               return storage::exhaust(c, expected, at);
             });
       },
+      [self](atom::resume, uint64_t, storage::resume_event& e) {
+        return enqueue<std::optional<incident_record>>(
+            self, [e = std::move(e)](storage::connection& c) {
+              return storage::resume_held(c, e);
+            });
+      },
       [self](atom::adopt, storage::ownership& owner, micros at) {
         return enqueue<std::vector<storage::held_incident>>(
             self, [owner = std::move(owner), at](storage::connection& c) {
@@ -647,6 +653,9 @@ storage_router(router_ptr self, std::string url, bool detached, trigger_lane lan
                       micros at) {
         return self->delegate(sharded(shard), atom::exhaust_v, shard, std::move(expected),
                               at);
+      },
+      [self, sharded](atom::resume, uint64_t shard, storage::resume_event& e) {
+        return self->delegate(sharded(shard), atom::resume_v, shard, std::move(e));
       },
       [self, any](atom::people, int64_t org, micros at) {
         return self->delegate(any(), atom::people_v, org, at);

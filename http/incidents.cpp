@@ -5,6 +5,7 @@
 #include "http/respond.hpp"
 #include "protocol/incident_json.hpp"
 #include "protocol/incident_request.hpp"
+#include "storage/changes.hpp"
 #include "storage/db.hpp"
 #include "storage/deliveries.hpp"
 
@@ -106,6 +107,8 @@ std::optional<std::string> cursor(const std::optional<int64_t>& next) {
 // Timelines and deliveries come a page at a time: 500 of each with the incident, more
 // through …/timeline and …/deliveries with the cursors the detail answers.
 constexpr int max_page = 500;
+// The changes of the hour before an incident opened, shown with it (newest first).
+constexpr int changes_shown = 20;
 
 void show(api& a, const httplib::Request& req, httplib::Response& res) {
   auto org = authenticate(a, req, res);
@@ -123,10 +126,12 @@ void show(api& a, const httplib::Request& req, httplib::Response& res) {
     return not_found(res);
   auto timeline = storage::load_timeline(*conn, *org, *id, 0, params->limit);
   auto deliveries = storage::load_deliveries(*conn, *org, *id, 0, params->limit);
+  auto changes =
+      storage::changes_before(*conn, *org, held->incident.created_at, changes_shown);
   reply_json(res, 200,
              protocol::render_incident_detail(
                  held->incident, timeline.entries, deliveries.deliveries,
-                 cursor(timeline.next_after), cursor(deliveries.next_after)));
+                 cursor(timeline.next_after), cursor(deliveries.next_after), changes));
 }
 
 // GET …/timeline and …/deliveries: the incident's lists, a page at a time.

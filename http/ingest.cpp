@@ -49,7 +49,8 @@ void pagerduty(api& a, const httplib::Request& req, httplib::Response& res) {
       ev.dedup_key = generated_dedup_key();
     trigger_command cmd{integration->org_id, ev.dedup_key,        ev.summary,
                         ev.severity,         integration->policy, ev.details_json,
-                        ev.payload_json,     integration->shadow, "events"};
+                        ev.payload_json,     integration->shadow, "events",
+                        integration->name};
     auto r = ask_trigger(a, res, std::move(cmd));
     if (!r)
       return;
@@ -102,7 +103,8 @@ bool fire(api& a, httplib::Response& res, const storage::integration_row& integr
   for (auto* alert : wave.alerts) {
     trigger_command cmd{integration.org_id,  alert->dedup_key,   alert->title,
                         alert->severity,     integration.policy, "{}",
-                        alert->payload_json, integration.shadow, "alertmanager"};
+                        alert->payload_json, integration.shadow, "alertmanager",
+                        integration.name};
     requests.push_back(trigger_request(a, std::move(cmd)));
   }
   auto replies = ask_all<trigger_reply>(a, res, std::move(requests));

@@ -257,6 +257,8 @@ server::server(api& a, server_options options) : impl_(new impl{a, options, {}})
   add_schedule_routes(table, impl_->a);
   add_answer_routes(table, impl_->a);
   add_heartbeat_routes(table, impl_->a);
+  add_maintenance_routes(table, impl_->a);
+  add_change_routes(table, impl_->a);
   // Every method that may carry a body is read here, never by cpp-httplib (whose limit
   // holds for Content-Length only).
   auto dispatch = [this](const httplib::Request& req, httplib::Response& res,

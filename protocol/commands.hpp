@@ -19,7 +19,8 @@ struct trigger_command {
   std::string payload_json = "{}"; // kept as evidence on the incident
   bool shadow = false;
   std::string source =
-      "native"; // wire format, for metrics: native | events | alertmanager
+      "native";              // wire format, for metrics: native | events | alertmanager
+  std::string integration{}; // its name, for maintenance windows; empty: native API
 };
 
 enum class reply_code { ok, unchanged, not_found, conflict, unknown_policy };

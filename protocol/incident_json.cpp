@@ -58,6 +58,14 @@ void write_incident(json_writer& w, const incident_record& incident) {
   write_time_or_null(w, incident.exhausted_at);
   w.Key("version");
   w.Int64(incident.version);
+  w.Key("reopenCount");
+  w.Int(incident.reopen_count);
+  w.Key("integration");
+  write_string_or_null(w, incident.integration);
+  w.Key("inMaintenance");
+  w.Bool(incident.held_until.has_value());
+  w.Key("maintenanceUntil");
+  write_time_or_null(w, incident.held_until);
   w.EndObject();
 }
 
@@ -193,7 +201,8 @@ std::string render_incident_detail(const incident_record& incident,
                                    const std::vector<timeline_entry>& timeline,
                                    const std::vector<delivery_record>& deliveries,
                                    const std::optional<std::string>& timeline_next,
-                                   const std::optional<std::string>& deliveries_next) {
+                                   const std::optional<std::string>& deliveries_next,
+                                   const std::vector<change_record>& changes) {
   rapidjson::StringBuffer out;
   json_writer w(out);
   w.StartObject();
@@ -203,6 +212,7 @@ std::string render_incident_detail(const incident_record& incident,
   write_array(w, "deliveries", deliveries, write_delivery);
   write_cursor(w, "timelineNext", timeline_next);
   write_cursor(w, "deliveriesNext", deliveries_next);
+  write_array(w, "changes", changes, write_change);
   w.EndObject();
   return to_string(out);
 }

@@ -2,6 +2,7 @@
 // RFC 3339 times, null for every optional that is not set.
 #pragma once
 
+#include "protocol/change_event.hpp"
 #include "protocol/json_writer.hpp"
 #include "protocol/model.hpp"
 
@@ -13,7 +14,8 @@ namespace belay::protocol {
 
 // The incident object: id (a number), dedupKey, title, severity, status, policy,
 // currentStep, loop, eventCount, createdAt, lastSeenAt, nextFireAt, ackedAt, ackedBy,
-// resolvedAt, exhaustedAt, version. Other renderers (the inspector) embed it.
+// resolvedAt, exhaustedAt, version; reopenCount, integration, inMaintenance and
+// maintenanceUntil (DESIGN.md section 12). Other renderers (the inspector) embed it.
 void write_incident(json_writer& w, const incident_record& incident);
 // {"at","kind","detail":<the stored detail object>}
 void write_timeline_entry(json_writer& w, const timeline_entry& entry);
@@ -31,14 +33,15 @@ std::string render_incident_only(const incident_record& incident);
 std::string render_incident_list(const std::vector<incident_record>& incidents,
                                  const std::optional<std::string>& next);
 // {"incident":{…},"timeline":[…],"deliveries":[…],"timelineNext":c|null,
-//  "deliveriesNext":c|null}: a next cursor continues that list at …/timeline or
-// …/deliveries.
-std::string
-render_incident_detail(const incident_record& incident,
-                       const std::vector<timeline_entry>& timeline,
-                       const std::vector<delivery_record>& deliveries,
-                       const std::optional<std::string>& timeline_next = {},
-                       const std::optional<std::string>& deliveries_next = {});
+//  "deliveriesNext":c|null,"changes":[…]}: a next cursor continues that list at
+// …/timeline or …/deliveries; changes are the org's change events of the hour before
+// the incident opened (DESIGN.md section 12), newest first.
+std::string render_incident_detail(const incident_record& incident,
+                                   const std::vector<timeline_entry>& timeline,
+                                   const std::vector<delivery_record>& deliveries,
+                                   const std::optional<std::string>& timeline_next = {},
+                                   const std::optional<std::string>& deliveries_next = {},
+                                   const std::vector<change_record>& changes = {});
 // {"timeline":[…],"next":c|null}
 std::string render_timeline_page(const std::vector<timeline_entry>& timeline,
                                  const std::optional<std::string>& next);

@@ -45,6 +45,8 @@ struct policy {
   int repeat = 0;
   std::optional<double> repeat_delay_seconds; // default: the last step's own delay
   double grace_seconds = 300;
+  // A trigger within this long after a resolve reopens the incident (0: never).
+  double reopen_seconds = 0;
   std::vector<step> steps;
 };
 
@@ -114,6 +116,10 @@ struct incident_record {
   std::optional<micros> exhausted_at;
   int64_t version = 1;
   bool shadow = false;
+  int reopen_count = 0;      // triggers that reopened it within its policy's window
+  std::string integration{}; // of its first event; empty: the native API
+  // While a maintenance window holds the ladder: the window's end (DESIGN.md section 12).
+  std::optional<micros> held_until{};
 };
 
 struct timeline_entry {

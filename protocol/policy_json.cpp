@@ -81,6 +81,10 @@ void write_policy(json_writer& w, const belay::policy& p) {
     w.Null();
   w.Key("graceSeconds");
   w.Double(p.grace_seconds);
+  if (p.reopen_seconds > 0) { // absent when off: the stored ladders of before stay alike
+    w.Key("reopenSeconds");
+    w.Double(p.reopen_seconds);
+  }
   w.Key("steps");
   w.StartArray();
   for (const auto& s : p.steps) {
@@ -126,13 +130,16 @@ std::string render_policy(const belay::policy& p) {
 belay::policy read_policy(const rapidjson::Value& value, const std::string& path,
                           std::optional<error>& first_error) {
   field_reader r(value, path, first_error);
-  r.refuse_unknown({"name", "repeat", "repeatDelaySeconds", "graceSeconds", "steps"});
+  r.refuse_unknown(
+      {"name", "repeat", "repeatDelaySeconds", "graceSeconds", "reopenSeconds", "steps"});
   belay::policy p;
   p.name = r.required_string("name", max_name_chars);
   p.repeat = r.optional_int("repeat", 0).value_or(p.repeat);
   p.repeat_delay_seconds = r.optional_seconds("repeatDelaySeconds", lowest_seconds::zero);
   p.grace_seconds =
       r.optional_seconds("graceSeconds", lowest_seconds::zero).value_or(p.grace_seconds);
+  p.reopen_seconds = r.optional_seconds("reopenSeconds", lowest_seconds::zero)
+                         .value_or(p.reopen_seconds);
   if (const rapidjson::Value* steps = required_non_empty_array(r, "steps")) {
     const std::string steps_path = r.path_of("steps");
     for (rapidjson::SizeType i = 0; i < steps->Size() && !first_error; ++i)

@@ -43,6 +43,14 @@ delivery_record read_delivery(const result& r, int i) {
   return d;
 }
 
+// A maintenance window covering the delivery's incident (DESIGN.md section 12): the row
+// is neither claimed nor cancelled, it stays PENDING until the window is over. One probe
+// of a small table per due row.
+#define BELAY_IN_MAINTENANCE(at)                                                         \
+  "EXISTS (SELECT 1 FROM maintenance w WHERE w.org_id = i.org_id AND w.end_at > "        \
+  "belay_ts(" at ") AND w.start_at <= belay_ts(" at ") AND (w.policy = i.policy OR "     \
+  "w.integration = i.integration))"
+
 const std::string claim_sql = R"sql(
 WITH due AS (
   SELECT d.org_id, d.id,
@@ -50,7 +58,7 @@ WITH due AS (
            OR d.update_of IS NOT NULL AS live
   FROM delivery d JOIN incident i ON i.org_id = d.org_id AND i.id = d.incident_id
   WHERE d.org_id = $1 AND d.channel = $2 AND d.status = 'PENDING'
-    AND d.next_attempt_at <= belay_ts($3)
+    AND d.next_attempt_at <= belay_ts($3) AND NOT )sql" BELAY_IN_MAINTENANCE("$3") R"sql(
   -- Exactly delivery_due's order: the index scan stops after $6 rows. With ", d.id"
   -- added, a backlog of 5,000 pending rows was read and sorted whole on every claim.
   ORDER BY d.next_attempt_at
@@ -70,14 +78,16 @@ RETURNING )sql" BELAY_DELIVERY_COLUMNS("d.") R"sql(,
           coalesce(i.resolved_via, ''))sql";
 
 // $1: one JSON object per claim (org_id, id, attempts), $2 the node, $3 now, $4 the
-// renewed lease.
+// renewed lease. A claim whose incident a maintenance window covers by now goes back to
+// PENDING, unsent, and is left out of the answer (the channel drops it as a lost claim).
 const std::string recheck_sql = R"sql(
 WITH c AS (
   SELECT * FROM json_to_recordset($1::json) AS c(org_id bigint, id bigint, attempts int)
 ), held AS (
   SELECT d.org_id, d.id,
          i.status IN ('OPEN', 'EXHAUSTED') OR d.replay_of IS NOT NULL
-           OR d.update_of IS NOT NULL AS live
+           OR d.update_of IS NOT NULL AS live,
+         )sql" BELAY_IN_MAINTENANCE("$3") R"sql( AS paused
   FROM c JOIN delivery d ON d.org_id = c.org_id AND d.id = c.id
          JOIN incident i ON i.org_id = d.org_id AND i.id = d.incident_id
   WHERE d.status = 'CLAIMED' AND d.claimed_by = $2 AND d.attempts = c.attempts
@@ -85,21 +95,22 @@ WITH c AS (
   FOR UPDATE OF d
 ), upd AS (
   UPDATE delivery d
-  SET status = CASE WHEN held.live THEN 'CLAIMED' ELSE 'CANCELLED' END,
-      claimed_by = CASE WHEN held.live THEN d.claimed_by END,
-      claim_expires_at = CASE WHEN held.live THEN belay_ts($4) END,
-      attempts = d.attempts - CASE WHEN held.live THEN 0 ELSE 1 END
+  SET status = CASE WHEN held.paused THEN 'PENDING'
+                    WHEN held.live THEN 'CLAIMED' ELSE 'CANCELLED' END,
+      claimed_by = CASE WHEN held.live AND NOT held.paused THEN d.claimed_by END,
+      claim_expires_at = CASE WHEN held.live AND NOT held.paused THEN belay_ts($4) END,
+      attempts = d.attempts - CASE WHEN held.live AND NOT held.paused THEN 0 ELSE 1 END
   FROM held WHERE d.org_id = held.org_id AND d.id = held.id
-  RETURNING d.org_id, d.id, held.live
+  RETURNING d.org_id, d.id, held.live AND NOT held.paused AS live, held.paused
 ), note AS (
   INSERT INTO timeline (org_id, incident_id, at, kind, detail)
   SELECT d.org_id, d.incident_id, belay_ts($3), 'delivery_cancelled',
          jsonb_build_object('deliveryId', d.id, 'channel', d.channel, 'target', d.target,
                             'reason', 'settled before it was sent')
   FROM upd JOIN delivery d ON d.org_id = upd.org_id AND d.id = upd.id
-  WHERE NOT upd.live
+  WHERE NOT upd.live AND NOT upd.paused
 )
-SELECT org_id, id, live FROM upd)sql";
+SELECT org_id, id, live FROM upd WHERE NOT paused)sql";
 
 // $1: one JSON object per outcome (see outcome_json). Each row is settled only while its
 // claim is still this node's and still on the same attempt.
@@ -143,6 +154,8 @@ WITH o AS (
                         status_updates, update_of)
   SELECT org_id, incident_id, loop, step, failover_channel, target,
          belay_delivery_key(incident_id, loop, step, failover_channel, target) ||
+           -- a ladder begun again after maintenance (storage/steps.cpp) keeps its round
+           coalesce(substring(idempotency_key from ':r[0-9]+$'), '') ||
            coalesce(':' || update_of, ''),
          'PENDING', belay_ts(settled_at), id, belay_ts(settled_at), user_name,
          status_updates, update_of

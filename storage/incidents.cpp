@@ -62,9 +62,12 @@ held_incident read_held(const result& r, int row) {
   i.acked_via = r.str(row, 19);
   i.resolved_by = r.str(row, 20);
   i.resolved_via = r.str(row, 21);
-  if (r.null(row, 22))
+  i.reopen_count = static_cast<int>(r.int64(row, 22));
+  i.integration = r.str(row, 23);
+  i.held_until = r.opt_int64(row, 24);
+  if (r.null(row, 25))
     return h;
-  h.ladder = shared_ladder(r.text(row, 22), i.id);
+  h.ladder = shared_ladder(r.text(row, 25), i.id);
   return h;
 }
 
@@ -82,12 +85,13 @@ std::string transition_sql(transition kind, bool by_key) {
   std::string set, from;
   if (kind == transition::ack) {
     set = "status = 'ACKNOWLEDGED', acked_at = belay_ts($3), acked_by = $4, "
-          "acked_via = $5, next_fire_at = NULL";
+          "acked_via = $5, next_fire_at = NULL, held_until = NULL";
     from = "('OPEN', 'EXHAUSTED')";
   } else {
     set =
         "status = 'RESOLVED', resolved_at = belay_ts($3), resolved_by = NULLIF($4, ''), "
-        "resolved_via = $5, next_fire_at = NULL";
+        "resolved_via = $5, resume_at = next_fire_at, next_fire_at = NULL, "
+        "held_until = NULL";
     from = "('OPEN', 'ACKNOWLEDGED', 'EXHAUSTED')";
   }
   std::string which = by_key ? "dedup_key = $2" : "id = $2::bigint";

@@ -24,7 +24,8 @@ struct held_incident {
 
 struct upsert_result {
   reply_code code = reply_code::ok; // ok or unknown_policy
-  bool created = false;
+  bool created = false;             // or reopened: a ladder to run either way
+  bool reopened = false; // a resolved incident reopened within its policy's window
   held_incident held;
 };
 
@@ -99,6 +100,10 @@ struct fire_event {
   protocol::step_pages pages; // the step's targets, people and schedules expanded
   micros at = 0;
   micros scheduled_at = 0; // when the step was due (for the timeline)
+  // What a maintenance window may cover (DESIGN.md section 12): a step due while one
+  // does is held instead (the row answered has held_until set).
+  std::string policy{};
+  std::string integration{};
 };
 
 fire_event fire_of(const incident_record& expected, protocol::step_pages pages,

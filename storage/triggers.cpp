@@ -26,22 +26,67 @@ constexpr int evidence_kept = 5;
 // is stamped in live_since, which RETURNING compares with last_seen_at: reading the row
 // before the upsert to see whether it was shadow cost PostgreSQL ~40% more CPU per
 // duplicate (an index probe per key and a CTE per statement).
+// The reopen window (DESIGN.md section 12): a key with no open incident whose last
+// incident was resolved less than its policy's reopenSeconds before the key's first
+// event reopens that incident (`reopen`) instead of inserting one; its ladder goes on
+// from the step after the last one that fired, due when it would have been (resume_at)
+// or at once. Only keys of a policy with a window probe for it (one index probe each);
+// the INSERT leaves reopened keys alone, so the partial unique index still arbitrates
+// every other write (G1): a reopen racing another node's write of the key waits on the
+// row, and finds it OPEN or inserts nothing.
+// Maintenance (section 12): an incident opened while a window covers its policy or
+// integration starts held (held_until, the window's end) and its ladder waits for it.
 const std::string upsert_sql = R"sql(
 WITH g AS (
   SELECT * FROM json_to_recordset($1::json) AS g(org_id bigint, dedup_key text,
       title text, severity text, policy text, shadow boolean, ats bigint[],
-      evidence jsonb, details jsonb, owner text, lease_until bigint)
+      evidence jsonb, details jsonb, owner text, lease_until bigint, integration text)
+), recent AS ( -- the r_ prefix keeps these apart from the incident's columns
+  SELECT g.org_id AS r_org, last.id AS r_id, g.ats AS r_ats, g.evidence AS r_evidence,
+         g.shadow AS r_shadow, g.owner AS r_owner, g.lease_until AS r_lease
+  FROM g JOIN policy p ON p.org_id = g.org_id AND p.name = g.policy
+  CROSS JOIN LATERAL (
+    SELECT x.id, x.policy, x.resolved_at FROM incident x
+    WHERE x.org_id = g.org_id AND x.dedup_key = g.dedup_key AND x.status = 'RESOLVED'
+    ORDER BY x.id DESC LIMIT 1) last
+  WHERE (p.definition->>'reopenSeconds')::float8 > 0 AND last.policy = g.policy
+    AND last.resolved_at > belay_ts(g.ats[1] -
+          ((p.definition->>'reopenSeconds')::float8 * 1000000)::bigint)
+    AND NOT EXISTS (SELECT 1 FROM incident o WHERE o.org_id = g.org_id
+                    AND o.dedup_key = g.dedup_key AND o.status <> 'RESOLVED')
+), reopen AS (
+  UPDATE incident i SET status = 'OPEN', reopen_count = i.reopen_count + 1,
+    next_fire_at = greatest(i.resume_at, belay_ts(r_ats[1])), resume_at = NULL,
+    acked_at = NULL, acked_by = NULL, acked_via = NULL,
+    resolved_at = NULL, resolved_by = NULL, resolved_via = NULL,
+    event_count = i.event_count + cardinality(r_ats),
+    last_seen_at = belay_ts(r_ats[cardinality(r_ats)]),
+    evidence = belay_keep_last(i.evidence || r_evidence, 5),
+    shadow = i.shadow AND r_shadow, owner = r_owner, lease_expires_at = belay_ts(r_lease),
+    version = i.version + 1
+  FROM recent WHERE i.org_id = r_org AND i.id = r_id AND i.status = 'RESOLVED'
+  RETURNING )sql" BELAY_INCIDENT_COLUMNS_BUT_LADDER R"sql(,
+    ladder::text, true AS inserted, false AS went_live, true AS reopened
 ), up AS (
   INSERT INTO incident AS i (org_id, dedup_key, title, severity, status, policy, ladder,
       shadow, next_fire_at, created_at, last_seen_at, event_count, evidence, details,
-      owner, lease_expires_at)
+      owner, lease_expires_at, integration, held_until)
   SELECT g.org_id, g.dedup_key, g.title, g.severity, 'OPEN', p.name, p.definition,
       g.shadow,
-      belay_ts(g.ats[1] + (coalesce((p.definition->'steps'->0->>'delaySeconds')::float8,
-                                    0) * 1000000)::bigint),
+      coalesce(m.until,
+               belay_ts(g.ats[1] + (coalesce((p.definition->'steps'->0->>'delaySeconds')
+                                                 ::float8, 0) * 1000000)::bigint)),
       belay_ts(g.ats[1]), belay_ts(g.ats[cardinality(g.ats)]), cardinality(g.ats),
-      g.evidence, g.details, g.owner, belay_ts(g.lease_until)
+      g.evidence, g.details, g.owner, belay_ts(g.lease_until), nullif(g.integration, ''),
+      m.until
   FROM g JOIN policy p ON p.org_id = g.org_id AND p.name = g.policy
+  CROSS JOIN LATERAL (
+    SELECT max(w.end_at) AS until FROM maintenance w
+    WHERE w.org_id = g.org_id AND w.end_at > belay_ts(g.ats[1])
+      AND w.start_at <= belay_ts(g.ats[1])
+      AND (w.policy = g.policy OR w.integration = g.integration)) m
+  WHERE NOT EXISTS (SELECT 1 FROM reopen r WHERE r.org_id = g.org_id
+                    AND r.dedup_key = g.dedup_key)
   ORDER BY g.org_id, g.dedup_key
   ON CONFLICT (org_id, dedup_key) WHERE status <> 'RESOLVED' DO UPDATE SET
     event_count = i.event_count + EXCLUDED.event_count,
@@ -52,14 +97,23 @@ WITH g AS (
                       ELSE i.live_since END
   RETURNING )sql" BELAY_INCIDENT_COLUMNS_BUT_LADDER R"sql(,
     CASE WHEN xmax = 0 THEN ladder::text END, (xmax = 0) AS inserted,
-    live_since IS NOT NULL AND live_since = last_seen_at AND xmax <> 0 AS went_live
+    live_since IS NOT NULL AND live_since = last_seen_at AND xmax <> 0 AS went_live,
+    false AS reopened
+), written AS (
+  SELECT * FROM up UNION ALL SELECT * FROM reopen
 ), note AS (
   INSERT INTO timeline (org_id, incident_id, at, kind, detail)
-  SELECT up.org_id, up.id, belay_ts(e.at),
-         CASE WHEN up.inserted AND e.k = 1 THEN 'created' ELSE 'duplicate' END,
-         jsonb_build_object('eventCount', up.event_count - cardinality(g.ats) + e.k)
-  FROM up JOIN g USING (org_id, dedup_key), unnest(g.ats) WITH ORDINALITY AS e(at, k)
-  ORDER BY up.id, e.k
+  SELECT w.org_id, w.id, belay_ts(e.at),
+         CASE WHEN w.inserted AND e.k = 1
+              THEN CASE WHEN w.reopened THEN 'reopened' ELSE 'created' END
+              ELSE 'duplicate' END,
+         jsonb_build_object('eventCount', w.event_count - cardinality(g.ats) + e.k)
+           || CASE WHEN w.reopened AND e.k = 1
+                   THEN jsonb_build_object('reopenCount', w.reopen_count)
+                   ELSE '{}'::jsonb END
+  FROM written w JOIN g USING (org_id, dedup_key),
+       unnest(g.ats) WITH ORDINALITY AS e(at, k)
+  ORDER BY w.id, e.k
 ), live AS (
   UPDATE delivery d SET status = 'PENDING'
   FROM up
@@ -78,7 +132,7 @@ WITH g AS (
 const std::string insert_mark_sql = R"sql(, mark AS (
   INSERT INTO trigger_mark (id, at, touched, created)
   SELECT $2::bigint, belay_ts($3::bigint), coalesce(array_agg(id), '{}'),
-         coalesce(array_agg(id) FILTER (WHERE inserted), '{}') FROM up
+         coalesce(array_agg(id) FILTER (WHERE inserted), '{}') FROM written
 ), pruned AS (
   DELETE FROM trigger_mark WHERE id = $4::bigint
 )
@@ -88,7 +142,7 @@ const std::string append_mark_sql = R"sql(, mark AS (
                             created = m.created || a.created
   FROM (SELECT coalesce(array_agg(id), '{}') AS touched,
                coalesce(array_agg(id) FILTER (WHERE inserted), '{}') AS created
-        FROM up) a
+        FROM written) a
   WHERE m.id = $2::bigint
 )
 )sql";
@@ -96,9 +150,11 @@ const std::string append_mark_sql = R"sql(, mark AS (
 enum class mark_write { none, insert, append };
 
 const std::string& upsert_statement(mark_write mark) {
-  static const std::string none = upsert_sql + "SELECT * FROM up",
-                           insert = upsert_sql + insert_mark_sql + "SELECT * FROM up",
-                           append = upsert_sql + append_mark_sql + "SELECT * FROM up";
+  static const std::string none = upsert_sql + "SELECT * FROM written",
+                           insert =
+                               upsert_sql + insert_mark_sql + "SELECT * FROM written",
+                           append =
+                               upsert_sql + append_mark_sql + "SELECT * FROM written";
   return mark == mark_write::none ? none : mark == mark_write::insert ? insert : append;
 }
 
@@ -165,6 +221,8 @@ void group_json(protocol::json_writer& w, const std::vector<trigger_event>& even
   protocol::write_string(w, first.owner.node);
   w.Key("lease_until");
   w.Int64(first.owner.lease_until);
+  w.Key("integration");
+  protocol::write_string(w, cmd.integration);
   w.EndObject();
 }
 
@@ -199,14 +257,22 @@ std::vector<key_group> take_groups(const std::vector<trigger_event>& events,
   return groups;
 }
 
-// The incident row written for each key, and whether the write created it.
-using written_rows = std::map<group_key, std::pair<held_incident, bool>>;
+// The incident row written for each key, and whether the write created (or reopened)
+// it.
+struct written_row {
+  held_incident held;
+  bool inserted = false;
+  bool reopened = false;
+};
+using written_rows = std::map<group_key, written_row>;
 
-written_rows rows_by_key(const result& r) {
+// `marked`: a read-back's rows, whose one added column is `inserted`.
+written_rows rows_by_key(const result& r, bool marked = false) {
   written_rows out;
   for (int row = 0; row < r.rows(); ++row)
     out.emplace(group_key{r.int64(row, 0), r.str(row, 2)},
-                std::pair{read_held(r, row), r.boolean(row, incident_column_count)});
+                written_row{read_held(r, row), r.boolean(row, incident_column_count),
+                            !marked && r.boolean(row, incident_column_count + 2)});
   return out;
 }
 
@@ -223,13 +289,14 @@ void answer_groups(const std::vector<trigger_event>& events,
         out[i].code = reply_code::unknown_policy;
       continue;
     }
-    auto& [held, inserted] = found->second;
+    auto& [held, inserted, reopened] = found->second;
     auto total = held.incident.event_count;
     auto n = static_cast<int64_t>(g.events.size());
     for (int64_t k = 0; k < n; ++k) {
       auto& res = out[g.events[k]];
       res.code = reply_code::ok;
       res.created = inserted && k == 0;
+      res.reopened = reopened && k == 0;
       res.held.incident = held.incident;
       res.held.incident.event_count = total - n + k + 1;
       res.held.incident.last_seen_at = events[g.events[k]].at;
@@ -318,7 +385,7 @@ read_back_triggers(connection& c, const std::vector<trigger_event>& events,
     c.exec("SET LOCAL lock_timeout = '5s'");
     if (c.query(fence_sql, mark.id, mark.at).rows() == 1)
       return std::nullopt; // never committed, and now it never will
-    auto rows = rows_by_key(c.query(marked_sql, mark.id, orgs_of(events)));
+    auto rows = rows_by_key(c.query(marked_sql, mark.id, orgs_of(events)), true);
     // A key's incident was created by its first statement's write only.
     std::vector<upsert_result> out(events.size());
     for (auto& groups : statements_of(events)) {
@@ -326,7 +393,7 @@ read_back_triggers(connection& c, const std::vector<trigger_event>& events,
       for (auto& g : groups) {
         auto& cmd = events[g.events.front()].cmd;
         if (auto it = rows.find({cmd.org_id, cmd.dedup_key}); it != rows.end())
-          it->second.second = false;
+          it->second.inserted = false;
       }
     }
     return out;

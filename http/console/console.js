@@ -239,6 +239,7 @@
     if ($('console').hidden) {
       loadOnCall();
       loadHeartbeats();
+      loadMaintenance();
     }
     $('login').hidden = true;
     $('console').hidden = false;
@@ -674,6 +675,28 @@
 
   setInterval(() => { if (apiKey && !$('console').hidden) loadHeartbeats(); }, HEARTBEATS_REFRESH_MS);
 
+  // ---- maintenance: a banner while a window is active (DESIGN.md section 12) -----------
+
+  const MAINTENANCE_REFRESH_MS = 10000;
+
+  async function loadMaintenance() {
+    if (!apiKey) return;
+    try {
+      const res = await api('/api/v1/maintenance');
+      if (!res.ok) return;
+      const {maintenance} = await res.json();
+      const now = Date.now() + clockOffsetMs;
+      const active = maintenance.filter((m) => Date.parse(m.start) <= now && now < Date.parse(m.end));
+      const banner = $('maintenance-banner');
+      banner.hidden = active.length === 0;
+      banner.replaceChildren(...active.map((m) => el('span', {className: 'window', dataset: {id: String(m.id)}},
+        `Maintenance on ${m.policy ? 'policy ' + m.policy : 'integration ' + m.integration} until `,
+        el('time', {dateTime: m.end}, localTime(Date.parse(m.end))),
+        m.reason ? ` — ${m.reason}` : '',
+        ': events are recorded, nothing pages.')));
+    } catch (_) { /* the next refresh tries again */ }
+  }
+
   // ---- wiring -------------------------------------------------------------------------
 
   $('login-form').addEventListener('submit', (event) => {
@@ -700,6 +723,7 @@
   window.belayConsole = {el, api, problem, localTime, duration, Unauthorized};
 
   setInterval(tick, 1000);
+  setInterval(loadMaintenance, MAINTENANCE_REFRESH_MS);
   if (apiKey) {
     $('login').hidden = true;
     start();

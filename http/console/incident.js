@@ -54,7 +54,7 @@
 
   const when = (text) => (text ? localTime(Date.parse(text)) : '—');
 
-  function draw({incident: inc, timeline, deliveries}) {
+  function draw({incident: inc, timeline, deliveries, changes = []}) {
     const people = pagedPeople(timeline);
     $('incident-heading').textContent = `Incident ${inc.id}`;
     $('incident-body').replaceChildren(
@@ -66,7 +66,20 @@
       el('h3', {}, 'Timeline'),
       el('ol', {className: 'incident-timeline'}, ...timeline.map(timelineEntry)),
       el('h3', {}, 'Deliveries'),
-      deliveries.length ? deliveryTable(deliveries, people) : el('p', {className: 'empty'}, 'No deliveries yet.'));
+      deliveries.length ? deliveryTable(deliveries, people) : el('p', {className: 'empty'}, 'No deliveries yet.'),
+      el('h3', {}, 'Changes in the hour before'),
+      changes.length ? el('ul', {className: 'incident-changes'}, ...changes.map(changeItem))
+        : el('p', {className: 'empty'}, 'No change events.'));
+  }
+
+  // A change event (DESIGN.md section 12): when, what, from where, and its links.
+  function changeItem(c) {
+    return el('li', {dataset: {changeId: String(c.id)}},
+      el('time', {dateTime: c.timestamp}, when(c.timestamp)), ' ',
+      el('span', {className: 'title'}, c.summary),
+      c.source ? el('span', {className: 'sub'}, ` from ${c.source}`) : null,
+      ...(c.links || []).filter((l) => /^https?:\/\//.test(l.href)).map((l) =>
+        el('a', {href: l.href, rel: 'noopener noreferrer', target: '_blank', className: 'change-link'}, l.text || l.href)));
   }
 
   // " by alice via sms": who answered and how (api, console, link, sms, voice, slack, …).
@@ -78,6 +91,8 @@
       ['Step / loop', `step ${inc.currentStep} · loop ${inc.loop}`], ['Events', inc.eventCount],
       ['Opened', when(inc.createdAt)], ['Last event', when(inc.lastSeenAt)],
       ['Next step', inc.nextFireAt ? when(inc.nextFireAt) : null],
+      ['Maintenance', inc.inMaintenance ? `held until ${when(inc.maintenanceUntil)}` : null],
+      ['Reopened', inc.reopenCount ? `${inc.reopenCount} ${inc.reopenCount === 1 ? 'time' : 'times'}` : null],
       ['Acknowledged', inc.ackedAt ? `${when(inc.ackedAt)}${answeredBy(inc.ackedBy, inc.ackedVia)}` : null],
       ['Resolved', inc.resolvedAt ? `${when(inc.resolvedAt)}${answeredBy(inc.resolvedBy, inc.resolvedVia)}` : null],
       ['Exhausted', inc.exhaustedAt ? when(inc.exhaustedAt) : null],
@@ -128,6 +143,9 @@
       case 'delivery_cancelled': return `Delivery by ${d.channel} to ${d.target} cancelled`;
       case 'delivery_replayed': return `Dead letter replayed: ${d.channel} to ${d.target}`;
       case 'exhausted': return 'Escalation ladder exhausted';
+      case 'reopened': return `Reopened within its policy's window (${d.reopenCount} ${d.reopenCount === 1 ? 'time' : 'times'})`;
+      case 'maintenance_hold': return `Step ${d.step} held by maintenance until ${when(d.until)}`;
+      case 'maintenance_ended': return `Maintenance over: the ladder starts again from step 1 at ${when(d.restartsAt)}`;
       default: return `${kind}${Object.keys(d).length ? ': ' + JSON.stringify(d) : ''}`;
     }
   }

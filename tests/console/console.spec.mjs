@@ -6,9 +6,10 @@
 // deliveries (who was paged, how, with what outcome), including a page to whoever is on
 // call; and uses the on-call view. Then it receives a page on its own webhook (listening
 // on <hook-port>), opens the page's answer link and acknowledges there, as the person
-// paged, and sees in the console how. A heartbeat it pings shows as up in its table.
-// Exits 0 only if all of that happened; every wait is bounded, so a missing feature
-// fails with a message instead of hanging.
+// paged, and sees in the console how. A heartbeat it pings shows as up in its table. It
+// sees a maintenance window's banner with its end, and a change event on the view of an
+// incident opened after it. Exits 0 only if all of that happened; every wait is bounded,
+// so a missing feature fails with a message instead of hanging.
 import {chromium} from 'playwright-core';
 import {createServer} from 'node:http';
 import {mkdtempSync, rmSync} from 'node:fs';
@@ -276,6 +277,48 @@ try {
     await view.locator('#incident-heading', {hasText: `Incident ${paged.id}`}).waitFor();
     await view.locator('.incident-timeline li[data-kind="acknowledged"]', {hasText: 'by carol via link'}).waitFor();
     await view.locator('dd', {hasText: 'by carol via link'}).waitFor();
+    await page.locator('#incident-close').click();
+  });
+
+  // Maintenance (DESIGN.md section 12): a banner with the window's end while it is
+  // active, gone once the window is ended early.
+  await step('a maintenance window shows a banner with its end, until it is ended', async () => {
+    const end = new Date(Date.now() + 3600000).toISOString();
+    const res = await api('POST', '/api/v1/maintenance', {policy: 'answer', end, reason: 'console test'});
+    if (res.status !== 201) throw new Error(`POST /api/v1/maintenance answered ${res.status}: ${res.text}`);
+    const m = res.json().maintenance;
+    const banner = page.locator(`#maintenance-banner .window[data-id="${m.id}"]`);
+    await banner.waitFor({state: 'visible'});
+    const text = await banner.textContent();
+    if (!text.includes('policy answer') || !text.includes('until') || !text.includes('console test'))
+      throw new Error(`the banner says ${JSON.stringify(text)}`);
+    const shownEnd = await banner.locator('time').getAttribute('datetime');
+    if (Date.parse(shownEnd) !== Date.parse(m.end)) throw new Error(`the banner ends at ${shownEnd}, not ${m.end}`);
+    const ended = await api('DELETE', `/api/v1/maintenance/${m.id}`);
+    if (ended.status !== 204) throw new Error(`DELETE answered ${ended.status}`);
+    await page.locator('#maintenance-banner').waitFor({state: 'hidden'});
+  });
+
+  await step('a change event shows on the view of an incident opened after it', async () => {
+    const res = await fetch(baseUrl + '/v2/change/enqueue', {
+      method: 'POST',
+      headers: {'Content-Type': 'application/json'},
+      body: JSON.stringify({routing_key: 'console-routing', payload: {summary: 'Deployed web 1.2.3', source: 'ci'},
+                            links: [{href: 'https://ci.example/builds/7', text: 'build 7'}]}),
+      signal: AbortSignal.timeout(STEP_MS),
+    });
+    if (res.status !== 202) throw new Error(`POST /v2/change/enqueue answered ${res.status}`);
+    const made = await api('POST', '/api/v1/incidents',
+      {dedupKey: `console-change-${Date.now()}`, title: 'After the deploy', policy: POLICY});
+    if (made.status !== 201) throw new Error(`POST /api/v1/incidents answered ${made.status}: ${made.text}`);
+    const inc = made.json().incident;
+    await page.locator('#incident-open-id').fill(String(inc.id));
+    await page.locator('#incident-open-form button[type=submit]').click();
+    await view.locator('#incident-heading', {hasText: `Incident ${inc.id}`}).waitFor();
+    const change = view.locator('.incident-changes li', {hasText: 'Deployed web 1.2.3'});
+    await change.waitFor();
+    const href = await change.locator('a.change-link').getAttribute('href');
+    if (href !== 'https://ci.example/builds/7') throw new Error(`the change links to ${href}`);
     await page.locator('#incident-close').click();
   });
 

@@ -42,7 +42,8 @@ std::string provisioning(int hook_port) {
     {"name":"answer","steps":[{"delaySeconds":0,"targets":[{"user":"carol"}]},
       {"delaySeconds":600,"targets":[{"channel":"log","to":"lead"}]}]}],
   "heartbeats":[{"name":"nightly-backup","key":"console-hb-key","periodSeconds":86400,
-    "graceSeconds":3600,"policy":"default"}]}]})";
+    "graceSeconds":3600,"policy":"default"}],
+  "integrations":[{"name":"deploys","type":"events","key":"console-routing","policy":"default"}]}]})";
 }
 
 bool exists(const std::string& path) {

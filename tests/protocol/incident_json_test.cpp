@@ -53,15 +53,16 @@ TEST_CASE("incident renders absent optionals as null and no internal fields") {
   r.next_fire_at.reset();
   auto doc = json(render_incident_only(r));
   const auto& i = doc["incident"];
-  for (auto name : {"nextFireAt", "ackedAt", "ackedBy", "ackedVia", "resolvedAt",
-                    "resolvedBy", "resolvedVia", "exhaustedAt"}) {
+  for (auto name :
+       {"nextFireAt", "ackedAt", "ackedBy", "ackedVia", "resolvedAt", "resolvedBy",
+        "resolvedVia", "exhaustedAt", "integration", "maintenanceUntil"}) {
     INFO(name);
     REQUIRE(i.HasMember(name));
     CHECK(i[name].IsNull());
   }
   CHECK_FALSE(i.HasMember("orgId"));
   CHECK_FALSE(i.HasMember("shadow"));
-  CHECK(i.MemberCount() == 20);
+  CHECK(i.MemberCount() == 24); // with reopenCount and inMaintenance (section 12)
   CHECK_FALSE(doc.HasMember("deduplicated"));
 }
 

@@ -1,0 +1,69 @@
+// Change events (DESIGN.md section 12): PagerDuty's POST /v2/change/enqueue, and
+// GET /api/v1/changes. A change is recorded and shown; it never pages.
+#include "storage/changes.hpp"
+
+#include "actors/metrics.hpp"
+#include "http/keys.hpp"
+#include "http/respond.hpp"
+#include "protocol/pagerduty.hpp"
+#include "storage/db.hpp"
+
+#include <caf/actor_system.hpp>
+
+namespace belay {
+
+namespace {
+
+micros now(const api& a) {
+  return a.clock.at(a.sys.clock().now());
+}
+
+void enqueue(api& a, const httplib::Request& req, httplib::Response& res) {
+  auto parsed = protocol::parse_change_event(req.body);
+  if (auto* errors = std::get_if<std::vector<std::string>>(&parsed))
+    return reply_json(res, 400, protocol::render_pd_invalid(*errors));
+  auto& ev = std::get<protocol::change_event>(parsed);
+  auto admitted = a.keys.admit_integration(ev.routing_key);
+  if (!admitted.found || admitted.value.type != "events")
+    return reply_json(res, 400, protocol::render_pd_invalid({"Invalid routing key"}));
+  if (admitted.retry_after_seconds > 0) {
+    metrics::count(metrics::name::rate_limited_total, {{"key", "integration"}});
+    res.set_header("Retry-After", std::to_string(admitted.retry_after_seconds));
+    return reply_json(res, 429,
+                      protocol::render_pd_throttled(
+                          "Requests for this routing key are over its rate limit; retry "
+                          "after " +
+                          std::to_string(admitted.retry_after_seconds) + " s"));
+  }
+  auto conn = a.db.acquire();
+  storage::record_change(*conn, admitted.value.org_id, admitted.value.name, ev, now(a));
+  reply_json(res, 202, protocol::render_change_accepted());
+}
+
+void list(api& a, const httplib::Request& req, httplib::Response& res) {
+  auto org = authenticate(a, req, res);
+  if (!org)
+    return;
+  auto params = page_params(req, res, 50, 500);
+  if (!params)
+    return;
+  auto conn = a.db.acquire();
+  auto page = storage::list_changes(*conn, *org, params->limit, params->after);
+  std::optional<std::string> next;
+  if (page.next_after)
+    next = std::to_string(*page.next_after);
+  reply_json(res, 200, protocol::render_change_list(page.changes, next));
+}
+
+} // namespace
+
+void add_change_routes(routes& http, api& a) {
+  // The routing key is in the body: read first, then checked (as /v2/enqueue).
+  http.Post("/v2/change/enqueue", [&a](const httplib::Request& req,
+                                       httplib::Response& res) { enqueue(a, req, res); });
+  http.Get("/api/v1/changes", [&a](const httplib::Request& req, httplib::Response& res) {
+    list(a, req, res);
+  });
+}
+
+} // namespace belay

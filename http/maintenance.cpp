@@ -1,0 +1,80 @@
+// Maintenance windows (DESIGN.md section 12): /api/v1/maintenance. Windows live in the
+// database; the step and claim statements read them, so a window created or ended on
+// one node holds on every node at once (a ladder held already notices an early end
+// within deps::maintenance_poll, 10 s).
+#include "storage/maintenance.hpp"
+
+#include "http/respond.hpp"
+#include "storage/db.hpp"
+
+#include <caf/actor_system.hpp>
+
+namespace belay {
+
+namespace {
+
+micros now(const api& a) {
+  return a.clock.at(a.sys.clock().now());
+}
+
+void create(api& a, const httplib::Request& req, httplib::Response& res) {
+  auto org = authenticate(a, req, res);
+  if (!org)
+    return;
+  auto t = now(a);
+  auto parsed = protocol::parse_maintenance_request(req.body, t);
+  if (auto* e = std::get_if<protocol::error>(&parsed))
+    return reply_error(res, *e);
+  auto& m = std::get<protocol::maintenance_window>(parsed);
+  auto conn = a.db.acquire();
+  auto stored = storage::add_maintenance(*conn, *org, m, t);
+  if (!stored) {
+    if (!m.policy.empty())
+      return reply_error(res, 400, "unknown_policy", "no policy named '" + m.policy + "'",
+                         "policy");
+    return reply_error(res, 400, "unknown_integration",
+                       "no integration named '" + m.integration + "'", "integration");
+  }
+  reply_json(res, 201, protocol::render_maintenance(*stored));
+}
+
+void list(api& a, const httplib::Request& req, httplib::Response& res) {
+  auto org = authenticate(a, req, res);
+  if (!org)
+    return;
+  auto conn = a.db.acquire();
+  reply_json(
+      res, 200,
+      protocol::render_maintenance_list(storage::list_maintenance(*conn, *org, now(a))));
+}
+
+void end(api& a, const httplib::Request& req, httplib::Response& res) {
+  auto org = authenticate(a, req, res);
+  if (!org)
+    return;
+  auto text = req.matches[1].str();
+  if (text.empty() || text.size() > 18 ||
+      text.find_first_not_of("0123456789") != std::string::npos)
+    return reply_error(res, 404, "not_found", "no such maintenance window");
+  auto conn = a.db.acquire();
+  if (!storage::end_maintenance(*conn, *org, std::stoll(text), now(a)))
+    return reply_error(res, 404, "not_found", "no such maintenance window");
+  res.status = 204;
+}
+
+} // namespace
+
+void add_maintenance_routes(routes& http, api& a) {
+  http.Post(
+      "/api/v1/maintenance",
+      [&a](const httplib::Request& req, httplib::Response& res) { create(a, req, res); },
+      api_key_check(a));
+  http.Get("/api/v1/maintenance", [&a](const httplib::Request& req,
+                                       httplib::Response& res) { list(a, req, res); });
+  http.Delete(
+      R"(/api/v1/maintenance/([^/]+))",
+      [&a](const httplib::Request& req, httplib::Response& res) { end(a, req, res); },
+      api_key_check(a));
+}
+
+} // namespace belay
