@@ -70,6 +70,11 @@ std::optional<belay::micros> parse_rfc3339(std::string_view text) {
   if (text.size() < 20 || text.size() > 35 || text[4] != '-' || text[7] != '-' ||
       (text[10] != 'T' && text[10] != 't') || text[13] != ':' || text[16] != ':')
     return std::nullopt;
+  // Every field a digit: date::parse reads "10:00:E9" as seconds in exponent notation
+  // and converts the resulting NaN to an integer (undefined behaviour, found by fuzzing).
+  for (std::size_t i : {0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18})
+    if (!std::isdigit(static_cast<unsigned char>(text[i])))
+      return std::nullopt;
   std::string upper{text};
   for (auto& c : upper)
     c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));

@@ -36,9 +36,19 @@ TEST_CASE("RFC 3339 times are read in UTC, with offsets and fractions") {
 TEST_CASE("anything but an RFC 3339 time is refused") {
   using belay::protocol::parse_rfc3339;
   for (auto text : {"", "2026-12-01", "2026-12-01T09:00:00", "2026-12-01 09:00:00Z",
-                    "2026-12-01T09:00Z", "2026-13-01T09:00:00Z", "2026-12-01T09:00:00Zjunk",
-                    "tomorrow", " 2026-12-01T09:00:00Z"}) {
+                    "2026-12-01T09:00Z", "2026-13-01T09:00:00Z",
+                    "2026-12-01T09:00:00Zjunk", "tomorrow", " 2026-12-01T09:00:00Z"}) {
     INFO(text);
     CHECK_FALSE(parse_rfc3339(text));
   }
+}
+
+TEST_CASE(
+    "parse_rfc3339 refuses a field that is not digits, exponent notation included") {
+  using belay::protocol::parse_rfc3339;
+  CHECK(parse_rfc3339("2026-12-01T10:00:00Z").has_value());
+  CHECK_FALSE(parse_rfc3339("2026-12-01T10:00:ey00Z").has_value());
+  CHECK_FALSE(parse_rfc3339("2026-12-01T10:00:E9Z").has_value());
+  CHECK_FALSE(parse_rfc3339("2026-12-01T1a:00:00Z").has_value());
+  CHECK_FALSE(parse_rfc3339("+026-12-01T10:00:00Z").has_value());
 }
