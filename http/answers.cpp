@@ -22,10 +22,6 @@ namespace belay {
 
 namespace {
 
-micros now(const api& a) {
-  return a.clock.at(a.sys.clock().now());
-}
-
 void reply_html(httplib::Response& res, int status, const std::string& html) {
   res.status = status;
   // The URL is the credential: keep it out of caches, other sites' logs and indexes.

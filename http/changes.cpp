@@ -14,29 +14,16 @@ namespace belay {
 
 namespace {
 
-micros now(const api& a) {
-  return a.clock.at(a.sys.clock().now());
-}
-
 void enqueue(api& a, const httplib::Request& req, httplib::Response& res) {
   auto parsed = protocol::parse_change_event(req.body);
   if (auto* errors = std::get_if<std::vector<std::string>>(&parsed))
     return reply_json(res, 400, protocol::render_pd_invalid(*errors));
   auto& ev = std::get<protocol::change_event>(parsed);
-  auto admitted = a.keys.admit_integration(ev.routing_key);
-  if (!admitted.found || admitted.value.type != "events")
-    return reply_json(res, 400, protocol::render_pd_invalid({"Invalid routing key"}));
-  if (admitted.retry_after_seconds > 0) {
-    metrics::count(metrics::name::rate_limited_total, {{"key", "integration"}});
-    res.set_header("Retry-After", std::to_string(admitted.retry_after_seconds));
-    return reply_json(res, 429,
-                      protocol::render_pd_throttled(
-                          "Requests for this routing key are over its rate limit; retry "
-                          "after " +
-                          std::to_string(admitted.retry_after_seconds) + " s"));
-  }
+  auto integration = admit_routing_key(a, ev.routing_key, res);
+  if (!integration)
+    return;
   auto conn = a.db.acquire();
-  storage::record_change(*conn, admitted.value.org_id, admitted.value.name, ev, now(a));
+  storage::record_change(*conn, integration->org_id, integration->name, ev, now(a));
   reply_json(res, 202, protocol::render_change_accepted());
 }
 

@@ -31,19 +31,9 @@ void pagerduty(api& a, const httplib::Request& req, httplib::Response& res) {
   if (auto* errors = std::get_if<std::vector<std::string>>(&parsed))
     return reply_json(res, 400, protocol::render_pd_invalid(*errors));
   auto& ev = std::get<protocol::pd_event>(parsed);
-  auto admitted = a.keys.admit_integration(ev.routing_key);
-  if (!admitted.found || admitted.value.type != "events")
-    return reply_json(res, 400, protocol::render_pd_invalid({"Invalid routing key"}));
-  if (admitted.retry_after_seconds > 0) {
-    metrics::count(metrics::name::rate_limited_total, {{"key", "integration"}});
-    res.set_header("Retry-After", std::to_string(admitted.retry_after_seconds));
-    return reply_json(res, 429,
-                      protocol::render_pd_throttled(
-                          "Requests for this routing key are over its rate limit; retry "
-                          "after " +
-                          std::to_string(admitted.retry_after_seconds) + " s"));
-  }
-  auto* integration = &admitted.value;
+  auto integration = admit_routing_key(a, ev.routing_key, res);
+  if (!integration)
+    return;
   if (ev.event_action == "trigger") {
     if (ev.dedup_key.empty())
       ev.dedup_key = generated_dedup_key();

@@ -13,10 +13,6 @@ namespace belay {
 
 namespace {
 
-micros now(const api& a) {
-  return a.clock.at(a.sys.clock().now());
-}
-
 void create(api& a, const httplib::Request& req, httplib::Response& res) {
   auto org = authenticate(a, req, res);
   if (!org)

@@ -2,6 +2,7 @@
 
 #include "actors/metrics.hpp"
 #include "http/keys.hpp"
+#include "protocol/pagerduty.hpp"
 #include "protocol/text.hpp"
 
 #include <cctype>
@@ -43,6 +44,25 @@ void reply_rate_limited(httplib::Response& res, int64_t retry_after_seconds,
   reply_error(res, 429, "rate_limited",
               what + " is over its rate limit; retry after " +
                   std::to_string(retry_after_seconds) + " s");
+}
+
+std::optional<storage::integration_row> admit_routing_key(api& a, const std::string& key,
+                                                          httplib::Response& res) {
+  auto admitted = a.keys.admit_integration(key);
+  if (!admitted.found || admitted.value.type != "events") {
+    reply_json(res, 400, protocol::render_pd_invalid({"Invalid routing key"}));
+    return std::nullopt;
+  }
+  if (admitted.retry_after_seconds > 0) {
+    metrics::count(metrics::name::rate_limited_total, {{"key", "integration"}});
+    res.set_header("Retry-After", std::to_string(admitted.retry_after_seconds));
+    reply_json(res, 429,
+               protocol::render_pd_throttled(
+                   "Requests for this routing key are over its rate limit; retry after " +
+                   std::to_string(admitted.retry_after_seconds) + " s"));
+    return std::nullopt;
+  }
+  return std::move(admitted.value);
 }
 
 void begin_request(const httplib::Request&) {

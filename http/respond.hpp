@@ -5,6 +5,7 @@
 #include "http/api.hpp"
 #include "http/routes.hpp"
 #include "protocol/error.hpp"
+#include "storage/keys.hpp"
 
 #include <algorithm>
 #include <caf/response_type.hpp>
@@ -18,6 +19,11 @@
 #include <vector>
 
 namespace belay {
+
+// Now by the actor system's clock (DESIGN.md: time in logic never from the wall clock).
+inline micros now(const api& a) {
+  return a.clock.at(a.sys.clock().now());
+}
 
 inline void reply_json(httplib::Response& res, int status, const std::string& body) {
   res.status = status;
@@ -41,6 +47,12 @@ void close_after_reply(httplib::Response& res);
 // 429 with Retry-After.
 void reply_rate_limited(httplib::Response& res, int64_t retry_after_seconds,
                         const std::string& what);
+
+// The events integration a PagerDuty-style routing key names, one request taken from
+// its rate limit; else answers PagerDuty's 400 "Invalid routing key" or its 429
+// throttle body and returns nullopt.
+std::optional<storage::integration_row> admit_routing_key(api& a, const std::string& key,
+                                                          httplib::Response& res);
 
 // Called once per request before its route: forgets the previous request's caller.
 void begin_request(const httplib::Request& req);

@@ -20,10 +20,6 @@ constexpr micros max_shift_span = 93 * day;
 constexpr micros calendar_span = 60 * day;
 constexpr micros default_shift_span = 14 * day;
 
-micros now(const api& a) {
-  return a.clock.at(a.sys.clock().now());
-}
-
 void schedule_not_found(httplib::Response& res, const std::string& name) {
   reply_error(res, 404, "not_found", "no schedule named '" + name + "'");
 }
