@@ -21,11 +21,9 @@ constexpr int evidence_kept = 5;
 // whose policy exists. Its timeline gets one entry per event, numbered like the
 // events: the first creates the incident if none is open, every other is a duplicate.
 // Shadow never hides a live page (DESIGN.md section 13): a live event for a key that a
-// shadow incident holds makes the incident live, and the shadowed pages of its last
-// fired step are sent after all (`live`); its next steps page as any other's. The flip
-// is stamped in live_since, which RETURNING compares with last_seen_at: reading the row
-// before the upsert to see whether it was shadow cost PostgreSQL ~40% more CPU per
-// duplicate (an index probe per key and a CTE per statement).
+// shadow incident holds makes the incident live (shadow = i.shadow AND EXCLUDED.shadow),
+// and the row trigger incident_goes_live (migration 0021) sends the shadowed pages of its
+// last fired step after all; its next steps page as any other's.
 // The reopen window (DESIGN.md section 12): a key with no open incident whose last
 // incident was resolved less than its policy's reopenSeconds before the key's first
 // event reopens that incident (`reopen`) instead of inserting one; its ladder goes on
@@ -66,7 +64,7 @@ WITH g AS (
     version = i.version + 1
   FROM recent WHERE i.org_id = r_org AND i.id = r_id AND i.status = 'RESOLVED'
   RETURNING )sql" BELAY_INCIDENT_COLUMNS_BUT_LADDER R"sql(,
-    ladder::text, true AS inserted, false AS went_live, true AS reopened
+    ladder::text, true AS inserted, true AS reopened
 ), up AS (
   INSERT INTO incident AS i (org_id, dedup_key, title, severity, status, policy, ladder,
       shadow, next_fire_at, created_at, last_seen_at, event_count, evidence, details,
@@ -92,13 +90,9 @@ WITH g AS (
     event_count = i.event_count + EXCLUDED.event_count,
     last_seen_at = EXCLUDED.last_seen_at,
     evidence = belay_keep_last(i.evidence || EXCLUDED.evidence, 5),
-    shadow = i.shadow AND EXCLUDED.shadow,
-    live_since = CASE WHEN i.shadow AND NOT EXCLUDED.shadow THEN EXCLUDED.last_seen_at
-                      ELSE i.live_since END
+    shadow = i.shadow AND EXCLUDED.shadow
   RETURNING )sql" BELAY_INCIDENT_COLUMNS_BUT_LADDER R"sql(,
-    CASE WHEN xmax = 0 THEN ladder::text END, (xmax = 0) AS inserted,
-    live_since IS NOT NULL AND live_since = last_seen_at AND xmax <> 0 AS went_live,
-    false AS reopened
+    CASE WHEN xmax = 0 THEN ladder::text END, (xmax = 0) AS inserted, false AS reopened
 ), written AS (
   SELECT * FROM up UNION ALL SELECT * FROM reopen
 ), note AS (
@@ -114,14 +108,6 @@ WITH g AS (
   FROM written w JOIN g USING (org_id, dedup_key),
        unnest(g.ats) WITH ORDINALITY AS e(at, k)
   ORDER BY w.id, e.k
-), live AS (
-  UPDATE delivery d SET status = 'PENDING'
-  FROM up
-  WHERE up.went_live AND d.org_id = up.org_id AND d.incident_id = up.id
-    AND d.status = 'SHADOWED'
-    AND (d.loop, d.step) = (SELECT x.loop, x.step FROM delivery x
-                            WHERE x.org_id = up.org_id AND x.incident_id = up.id
-                            ORDER BY x.loop DESC, x.step DESC LIMIT 1)
 )
 )sql";
 
@@ -272,7 +258,7 @@ written_rows rows_by_key(const result& r, bool marked = false) {
   for (int row = 0; row < r.rows(); ++row)
     out.emplace(group_key{r.int64(row, 0), r.str(row, 2)},
                 written_row{read_held(r, row), r.boolean(row, incident_column_count),
-                            !marked && r.boolean(row, incident_column_count + 2)});
+                            !marked && r.boolean(row, incident_column_count + 1)});
   return out;
 }
 
