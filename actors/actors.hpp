@@ -115,6 +115,8 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::optional<belay::storage::held_incident>)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<belay::storage::held_incident>)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::storage::ownership)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::storage::orphan_sweep)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::storage::adoption_page)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::storage::adopted)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::storage::lease_renewal)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::storage::incident_keys)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<int64_t>)
@@ -213,9 +215,8 @@ using storage_actor = caf::typed_actor<
     // storage::resume_held(event): has the maintenance window holding a ladder ended?
     caf::replies_to<atom::resume, uint64_t,
                     storage::resume_event>::with<std::optional<incident_record>>,
-    // storage::adopt_unresolved(owner, now)
-    caf::replies_to<atom::adopt, storage::ownership,
-                    micros>::with<std::vector<storage::held_incident>>,
+    // storage::adopt_unresolved(page): one page of a node's adoption at start
+    caf::replies_to<atom::adopt, storage::adoption_page>::with<storage::adopted>,
     // storage::renew_lease(owner, now)
     caf::replies_to<atom::renew, storage::ownership,
                     micros>::with<storage::lease_renewal>,

@@ -32,6 +32,7 @@ struct deps {
   // the storage worker's connection gives up after the reply timeout, a worker that
   // dies fails every request it held, and a transport gives up after its own timeout.
   caf::timespan request_timeout = std::chrono::seconds{35};
+  int adopt_page_size = 10000; // incidents per page of the adoption at start
   // The way back every page carries (section 11); shared, since every actor has a copy
   // of these deps and only channels read it. Null: pages carry no link.
   std::shared_ptr<const transport::answer_links> answers;

@@ -26,6 +26,7 @@ struct node_options {
   double orphan_sweep_seconds = 5; // how often overdue incidents without an actor are
                                    // looked for (DESIGN.md section 13); 0: never
   caf::timespan request_timeout = std::chrono::seconds{35}; // deadline of every request
+  int adopt_page_size = 10000;        // incidents per page of the adoption at start
   double listener_grace_seconds = 10; // a silent NOTIFY connection counts as lost
   double retention_days =
       90; // resolved incidents older are deleted by the sweep; 0: never

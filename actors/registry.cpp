@@ -233,6 +233,40 @@ void sweep(self_ptr self) {
           });
 }
 
+// Adoption at start, a page at a time (storage::adoption_page), each page's incidents
+// held as it arrives: `after` is where the previous page ended, `total` how many were
+// held so far. Each page is a request of its own, with its own deadline.
+void adopt_page(self_ptr self, caf::typed_response_promise<size_t> rp,
+                storage::adoption_page after, size_t total) {
+  storage::adoption_page page{owner(self), now(self), after.after_org, after.after_id,
+                              self->state.d.adopt_page_size};
+  self->request(self->state.d.storage, self->state.d.request_timeout, atom::adopt_v, page)
+      .then(
+          [self, rp, total](storage::adopted& got) mutable {
+            for (auto& h : got.held)
+              hold(self, std::move(h));
+            total += got.held.size();
+            if (got.more) {
+              if (total / 100000 != (total - got.held.size()) / 100000)
+                spdlog::info("registry: adopting, {} non-resolved incidents so far",
+                             total);
+              storage::adoption_page next;
+              next.after_org = got.last_org;
+              next.after_id = got.last_id;
+              return adopt_page(self, rp, next, total);
+            }
+            spdlog::info("registry: adopted {} non-resolved incidents", total);
+            if (!std::exchange(self->state.renewing, true)) { // adoption renewed it
+              self->delayed_send(self, renewal_interval(self), atom::renew_v);
+              if (self->state.d.orphan_sweep_seconds > 0)
+                self->delayed_send(self, seconds(self->state.d.orphan_sweep_seconds),
+                                   atom::sweep_v);
+            }
+            rp.deliver(total);
+          },
+          [rp](caf::error& err) mutable { rp.deliver(err); });
+}
+
 } // namespace
 
 registry_actor::behavior_type
@@ -314,23 +348,7 @@ registry(registry_actor::stateful_pointer<registry_state> self, deps d) {
       },
       [self](atom::adopt) -> caf::result<size_t> {
         auto rp = self->make_response_promise<size_t>();
-        self->request(self->state.d.storage, self->state.d.request_timeout, atom::adopt_v,
-                      owner(self), now(self))
-            .then(
-                [self, rp](std::vector<storage::held_incident>& all) mutable {
-                  for (auto& h : all)
-                    hold(self, std::move(h));
-                  spdlog::info("registry: adopted {} non-resolved incidents", all.size());
-                  if (!std::exchange(self->state.renewing, true)) { // adoption renewed it
-                    self->delayed_send(self, renewal_interval(self), atom::renew_v);
-                    if (self->state.d.orphan_sweep_seconds > 0)
-                      self->delayed_send(self,
-                                         seconds(self->state.d.orphan_sweep_seconds),
-                                         atom::sweep_v);
-                  }
-                  rp.deliver(all.size());
-                },
-                [rp](caf::error& err) mutable { rp.deliver(err); });
+        adopt_page(self, rp, {}, 0);
         return rp;
       },
       [self](atom::settled, int64_t org, int64_t id) {

@@ -439,10 +439,10 @@ storage_worker_actor::behavior_type storage_worker(worker_ptr self, std::string 
               return storage::resume_held(c, e);
             });
       },
-      [self](atom::adopt, storage::ownership& owner, micros at) {
-        return enqueue<std::vector<storage::held_incident>>(
-            self, [owner = std::move(owner), at](storage::connection& c) {
-              return storage::adopt_unresolved(c, owner, at);
+      [self](atom::adopt, storage::adoption_page& page) {
+        return enqueue<storage::adopted>(
+            self, [page = std::move(page)](storage::connection& c) {
+              return storage::adopt_unresolved(c, page);
             });
       },
       [self](atom::renew, storage::ownership& owner, micros at) {
@@ -660,8 +660,8 @@ storage_router(router_ptr self, std::string url, bool detached, trigger_lane lan
       [self, any](atom::people, int64_t org, micros at) {
         return self->delegate(any(), atom::people_v, org, at);
       },
-      [self, any](atom::adopt, storage::ownership& owner, micros at) {
-        return self->delegate(any(), atom::adopt_v, std::move(owner), at);
+      [self, any](atom::adopt, storage::adoption_page& page) {
+        return self->delegate(any(), atom::adopt_v, std::move(page));
       },
       [self, any](atom::renew, storage::ownership& owner, micros at) {
         return self->delegate(any(), atom::renew_v, std::move(owner), at);

@@ -215,7 +215,9 @@ int serve(const belay::settings& s) {
   {
     caf::scoped_actor self{sys};
     bool adopted = false;
-    self->request(node.registry, std::chrono::seconds{60}, belay::atom::adopt_v)
+    // Every page of the adoption has its own deadline; the whole of it, a million
+    // incidents, takes well under this.
+    self->request(node.registry, std::chrono::minutes{10}, belay::atom::adopt_v)
         .receive(
             [&](size_t) { adopted = true; },
             [&](caf::error& e) { spdlog::error("adoption failed: {}", to_string(e)); });

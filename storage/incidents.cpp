@@ -147,14 +147,24 @@ WITH cas AS (
 )
 SELECT * FROM cas)sql";
 
-// This node's incidents, unowned ones, and those whose own lease lapsed while their owner
-// holds no node lease (renew_lease has just taken those of nodes whose leases lapsed).
-const std::string adopt_sql =
-    "UPDATE incident SET owner = $1, lease_expires_at = belay_ts($3) "
-    "WHERE status <> 'RESOLVED' AND (owner IS NULL OR owner = $1 OR "
-    "(lease_expires_at < belay_ts($2) AND NOT EXISTS (SELECT 1 FROM node_lease n "
-    "WHERE n.node = incident.owner AND n.expires_at >= belay_ts($2)))) "
-    "RETURNING " BELAY_INCIDENT_COLUMNS;
+// A page of this node's incidents, unowned ones, and those whose own lease lapsed while
+// their owner holds no node lease (renew_lease has just taken those of nodes whose leases
+// lapsed): $1 node, $2 now, $3 the lease taken, after the key ($4, $5), at most $6. The
+// outer WHERE repeats the test, which a row changed meanwhile must still pass.
+#define BELAY_ADOPTABLE(x)                                                               \
+  x ".status <> 'RESOLVED' AND (" x ".owner IS NULL OR " x ".owner = $1 OR (" x          \
+    ".lease_expires_at < belay_ts($2) AND NOT EXISTS (SELECT 1 FROM node_lease n "       \
+    "WHERE n.node = " x ".owner AND n.expires_at >= belay_ts($2))))"
+const std::
+    string
+        adopt_sql = "UPDATE incident i SET owner = $1, lease_expires_at = belay_ts($3) "
+                    "WHERE (i.org_id, i.id) IN (SELECT x.org_id, x.id FROM incident x "
+                    "WHERE (x.org_id, x.id) > ($4::bigint, $5::bigint) "
+                    "AND " BELAY_ADOPTABLE("x") " ORDER BY x.org_id, x.id LIMIT $6) "
+                                                "AND " BELAY_ADOPTABLE(
+                                                    "i") " RETURNING"
+                                                         " " BELAY_INCIDENT_COLUMNS;
+#undef BELAY_ADOPTABLE
 
 // The overdue incidents no live node holds (adopt_orphans): $1 node, $2 overdue before,
 // $3 now, $4 the lease taken, $5 how many. No index leads with next_fire_at (firing a
@@ -250,15 +260,22 @@ std::optional<held_incident> load_incident(connection& c, int64_t org_id, int64_
   return first(c.query(latest_by_id_sql, org_id, std::to_string(id)));
 }
 
-std::vector<held_incident> adopt_unresolved(connection& c, const ownership& owner,
-                                            micros now) {
+adopted adopt_unresolved(connection& c, const adoption_page& page) {
   return transaction(c, [&] {
     // Lapsed nodes' rows go with their incidents, so that such a node, back, knows.
-    auto out = renew_lease(c, owner, now).taken;
-    auto r = c.query(adopt_sql, owner.node, now, owner.lease_until);
-    out.reserve(out.size() + r.rows());
-    for (int i = 0; i < r.rows(); ++i)
-      out.push_back(read_held(r, i));
+    adopted out;
+    out.held = renew_lease(c, page.owner, page.now).taken;
+    auto r = c.query(adopt_sql, page.owner.node, page.now, page.owner.lease_until,
+                     page.after_org, page.after_id, page.limit);
+    out.more = r.rows() >= page.limit;
+    out.held.reserve(out.held.size() + r.rows());
+    for (int i = 0; i < r.rows(); ++i) {
+      auto h = read_held(r, i);
+      auto key = std::pair{h.incident.org_id, h.incident.id};
+      if (key > std::pair{out.last_org, out.last_id})
+        std::tie(out.last_org, out.last_id) = key;
+      out.held.push_back(std::move(h));
+    }
     return out;
   });
 }

@@ -118,11 +118,30 @@ std::optional<incident_record> exhaust(connection& c, const incident_record& exp
 
 std::optional<held_incident> load_incident(connection& c, int64_t org_id, int64_t id);
 
-// Starts `owner`'s lease, then takes ownership of every non-resolved incident that is
-// unowned, ours, or whose owner's lease lapsed, and returns them for their actors to be
-// spawned. A node whose lease holds keeps its incidents, however old their own leases.
-std::vector<held_incident> adopt_unresolved(connection& c, const ownership& owner,
-                                            micros now);
+// One page of a node's adoption at start: the non-resolved incidents after the key
+// (after_org, after_id), in key order, at most `limit`. A million open incidents taken
+// in one statement took longer than any request may (DESIGN.md section 13); a page of
+// 10,000 takes well under a second.
+struct adoption_page {
+  ownership owner;
+  micros now = 0;
+  int64_t after_org = 0;
+  int64_t after_id = 0;
+  int limit = 10000;
+};
+
+struct adopted {
+  std::vector<held_incident> held;
+  bool more = false; // the page was full: ask for the one after (last_org, last_id)
+  int64_t last_org = 0;
+  int64_t last_id = 0;
+};
+
+// Renews `page.owner`'s lease (taking over the incidents of nodes whose leases lapsed),
+// then takes ownership of the page's non-resolved incidents that are unowned, ours, or
+// whose owner's lease lapsed, and returns them all for their actors to be spawned. A
+// node whose lease holds keeps its incidents, however old their own leases.
+adopted adopt_unresolved(connection& c, const adoption_page& page);
 
 // A node's lease (DESIGN.md section 9): one row per node, which the node renews well
 // before it lapses. Renewing one row, not the lease of each of 100,000 incidents, keeps

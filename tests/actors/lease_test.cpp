@@ -87,3 +87,29 @@ TEST_CASE_METHOD(lease_fixture,
   CHECK(owner(id) == "node-b");
   CHECK(held(a) == 0);
 }
+
+TEST_CASE_METHOD(
+    lease_fixture,
+    "a node restarting adopts its open incidents a page at a time, each once") {
+  micros t0;
+  std::vector<int64_t> open;
+  {
+    test::test_node a{db, test::simulated_epoch, "node-a"};
+    a.adopt();
+    t0 = a.now();
+    for (int i = 0; i < 9; ++i) {
+      auto id = a.trigger(org, "page-" + std::to_string(i)).incident.id;
+      if (i % 3 == 1)
+        a.resolve(org, id); // resolved ones lie between the pages' open ones
+      else
+        open.push_back(id);
+    }
+  } // node-a stops and starts again, with pages of 3: 3, 3, then an empty one
+  test::test_node again{db, t0 + one_second, "node-a",
+                        [](node_options& o) { o.adopt_page_size = 3; }};
+  CHECK(again.adopt() == open.size());
+  CHECK(held(again) == open.size());
+  again.advance(300s);
+  for (auto id : open)
+    CHECK(deliveries(id, t0) == fired{{0, 0, 0}, {1, 0, 300}});
+}
