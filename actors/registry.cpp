@@ -243,17 +243,24 @@ void adopt_page(self_ptr self, caf::typed_response_promise<size_t> rp,
   self->request(self->state.d.storage, self->state.d.request_timeout, atom::adopt_v, page)
       .then(
           [self, rp, total](storage::adopted& got) mutable {
-            for (auto& h : got.held)
-              hold(self, std::move(h));
+            auto before = total;
             total += got.held.size();
             if (got.more) {
-              if (total / 100000 != (total - got.held.size()) / 100000)
-                spdlog::info("registry: adopting, {} non-resolved incidents so far",
-                             total);
+              // The next page is read while this one's actors are spawned (1,000,000
+              // open: ~240 ms of statement and ~400 ms of spawning per 10,000); its
+              // reply comes after this handler, so every page is held in order.
               storage::adoption_page next;
               next.after_org = got.last_org;
               next.after_id = got.last_id;
-              return adopt_page(self, rp, next, total);
+              adopt_page(self, rp, next, total);
+            }
+            for (auto& h : got.held)
+              hold(self, std::move(h));
+            if (got.more) {
+              if (total / 100000 != before / 100000)
+                spdlog::info("registry: adopting, {} non-resolved incidents so far",
+                             total);
+              return;
             }
             spdlog::info("registry: adopted {} non-resolved incidents", total);
             if (!std::exchange(self->state.renewing, true)) { // adoption renewed it
