@@ -234,11 +234,12 @@ void sweep(self_ptr self) {
 }
 
 // Adoption at start, a page at a time (storage::adoption_page), each page's incidents
-// held as it arrives: `after` is where the previous page ended, `total` how many were
-// held so far. Each page is a request of its own, with its own deadline.
-void adopt_page(self_ptr self, caf::typed_response_promise<size_t> rp,
-                storage::adoption_page after, size_t total) {
-  storage::adoption_page page{owner(self), now(self), after.after_org, after.after_id,
+// held as it arrives: the page after the key (after_org, after_id), where the previous
+// one ended; `total` is how many were held so far. Each page is a request of its own,
+// with its own deadline.
+void adopt_page(self_ptr self, caf::typed_response_promise<size_t> rp, int64_t after_org,
+                int64_t after_id, size_t total) {
+  storage::adoption_page page{owner(self), now(self), after_org, after_id,
                               self->state.d.adopt_page_size};
   self->request(self->state.d.storage, self->state.d.request_timeout, atom::adopt_v, page)
       .then(
@@ -249,10 +250,7 @@ void adopt_page(self_ptr self, caf::typed_response_promise<size_t> rp,
               // The next page is read while this one's actors are spawned (1,000,000
               // open: ~240 ms of statement and ~400 ms of spawning per 10,000); its
               // reply comes after this handler, so every page is held in order.
-              storage::adoption_page next;
-              next.after_org = got.last_org;
-              next.after_id = got.last_id;
-              adopt_page(self, rp, next, total);
+              adopt_page(self, rp, got.last_org, got.last_id, total);
             }
             for (auto& h : got.held)
               hold(self, std::move(h));
@@ -355,7 +353,7 @@ registry(registry_actor::stateful_pointer<registry_state> self, deps d) {
       },
       [self](atom::adopt) -> caf::result<size_t> {
         auto rp = self->make_response_promise<size_t>();
-        adopt_page(self, rp, {}, 0);
+        adopt_page(self, rp, 0, 0, 0);
         return rp;
       },
       [self](atom::settled, int64_t org, int64_t id) {

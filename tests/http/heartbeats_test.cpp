@@ -3,10 +3,7 @@
 // Alertmanager's Watchdog alert pinging a heartbeat instead of opening an incident.
 #include "support/served_belay.hpp"
 
-#include <array>
 #include <catch2/catch.hpp>
-#include <cstdio>
-#include <memory>
 
 using namespace belay;
 
@@ -48,17 +45,6 @@ std::string state(test::served_belay& belay, const std::string& name) {
   return belay.db.sql()
       .query("SELECT state FROM heartbeat WHERE name = $1", name)
       .str(0, 0);
-}
-
-std::string run(const std::string& command) {
-  std::string out;
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe{popen(command.c_str(), "r"), pclose};
-  REQUIRE(pipe);
-  std::array<char, 65536> buf{};
-  size_t n = 0;
-  while ((n = fread(buf.data(), 1, buf.size(), pipe.get())) > 0)
-    out.append(buf.data(), n);
-  return out;
 }
 
 } // namespace
@@ -172,8 +158,7 @@ TEST_CASE("an Alertmanager Watchdog alert pings the integration's heartbeat inst
 TEST_CASE("no heartbeat ping key is stored in clear") {
   test::served_belay belay{heartbeat_orgs()};
   REQUIRE(belay.get("/hb/alpha-hb", "").status == 200);
-  auto dump = run("/usr/lib/postgresql/15/bin/pg_dump --no-owner -n " +
-                  belay.db.schema() + " -d \"" + test::cluster_url() + "\" 2>&1");
+  auto dump = belay.db.dump();
   REQUIRE(dump.find("CREATE TABLE") != std::string::npos);
   REQUIRE(dump.find("backup") != std::string::npos);
   for (auto key : {"alpha-hb", "alpha-never", "alpha-watchdog", "beta-hb"})

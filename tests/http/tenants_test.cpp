@@ -3,10 +3,7 @@
 // clear; long lists come a page at a time.
 #include "support/served_belay.hpp"
 
-#include <array>
 #include <catch2/catch.hpp>
-#include <cstdio>
-#include <memory>
 
 using namespace belay;
 using namespace std::chrono_literals;
@@ -44,17 +41,6 @@ std::string limited_org() {
 
 std::string header(const httplib::Result& r, const char* name) {
   return r ? r->get_header_value(name) : "";
-}
-
-std::string run(const std::string& command) {
-  std::string out;
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe{popen(command.c_str(), "r"), pclose};
-  REQUIRE(pipe);
-  std::array<char, 65536> buf{};
-  size_t n = 0;
-  while ((n = fread(buf.data(), 1, buf.size(), pipe.get())) > 0)
-    out.append(buf.data(), n);
-  return out;
 }
 
 } // namespace
@@ -188,8 +174,7 @@ TEST_CASE("a dump of the database after every ingest path holds no plaintext key
       belay.post("/api/v1/incidents/1/ack", R"({"by":"alice"})", "alpha-key").status ==
       200);
   REQUIRE(belay.post("/api/v1/incidents/1/resolve", "{}", "alpha-key").status == 200);
-  auto dump = run("/usr/lib/postgresql/15/bin/pg_dump --no-owner -n " +
-                  belay.db.schema() + " -d \"" + test::cluster_url() + "\" 2>&1");
+  auto dump = belay.db.dump();
   INFO(dump.substr(0, 2000));
   REQUIRE(dump.find("CREATE TABLE") != std::string::npos);
   REQUIRE(dump.find("\"nested\"") != std::string::npos); // the evidence is there

@@ -4,8 +4,11 @@
 #include "storage/migrate.hpp"
 #include "storage/provision.hpp"
 
+#include <array>
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <random>
 #include <stdexcept>
 #include <unistd.h>
@@ -58,6 +61,20 @@ int64_t test_database::org_id(const std::string& name) {
   if (r.rows() == 0)
     throw std::runtime_error("no org named " + name);
   return r.int64(0, 0);
+}
+
+std::string test_database::dump() const {
+  auto command = "/usr/lib/postgresql/15/bin/pg_dump --no-owner -n " + schema_ +
+                 " -d \"" + cluster_url() + "\" 2>&1";
+  std::unique_ptr<FILE, int (*)(FILE*)> pipe{popen(command.c_str(), "r"), pclose};
+  if (!pipe)
+    throw std::runtime_error("cannot run pg_dump");
+  std::string out;
+  std::array<char, 65536> buf{};
+  size_t n = 0;
+  while ((n = fread(buf.data(), 1, buf.size(), pipe.get())) > 0)
+    out.append(buf.data(), n);
+  return out;
 }
 
 } // namespace belay::test

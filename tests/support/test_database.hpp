@@ -22,6 +22,9 @@ public:
   // Applies a provisioning document given as JSON text; fails the test if invalid.
   void provision(const std::string& json);
   int64_t org_id(const std::string& name);
+  // pg_dump of this schema, as text (with pg_dump's own errors): what a stolen backup
+  // would hold.
+  std::string dump() const;
 
 private:
   std::string schema_;
