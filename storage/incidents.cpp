@@ -151,20 +151,19 @@ SELECT * FROM cas)sql";
 // their owner holds no node lease (renew_lease has just taken those of nodes whose leases
 // lapsed): $1 node, $2 now, $3 the lease taken, after the key ($4, $5), at most $6. The
 // outer WHERE repeats the test, which a row changed meanwhile must still pass.
-#define BELAY_ADOPTABLE(x)                                                               \
-  x ".status <> 'RESOLVED' AND (" x ".owner IS NULL OR " x ".owner = $1 OR (" x          \
-    ".lease_expires_at < belay_ts($2) AND NOT EXISTS (SELECT 1 FROM node_lease n "       \
-    "WHERE n.node = " x ".owner AND n.expires_at >= belay_ts($2))))"
-const std::
-    string
-        adopt_sql = "UPDATE incident i SET owner = $1, lease_expires_at = belay_ts($3) "
-                    "WHERE (i.org_id, i.id) IN (SELECT x.org_id, x.id FROM incident x "
-                    "WHERE (x.org_id, x.id) > ($4::bigint, $5::bigint) "
-                    "AND " BELAY_ADOPTABLE("x") " ORDER BY x.org_id, x.id LIMIT $6) "
-                                                "AND " BELAY_ADOPTABLE(
-                                                    "i") " RETURNING"
-                                                         " " BELAY_INCIDENT_COLUMNS;
-#undef BELAY_ADOPTABLE
+std::string adoptable(const std::string& x) {
+  return x + ".status <> 'RESOLVED' AND (" + x + ".owner IS NULL OR " + x +
+         ".owner = $1 OR (" + x +
+         ".lease_expires_at < belay_ts($2) AND NOT EXISTS (SELECT 1 FROM node_lease n "
+         "WHERE n.node = " +
+         x + ".owner AND n.expires_at >= belay_ts($2))))";
+}
+const std::string adopt_sql =
+    "UPDATE incident i SET owner = $1, lease_expires_at = belay_ts($3) "
+    "WHERE (i.org_id, i.id) IN (SELECT x.org_id, x.id FROM incident x "
+    "WHERE (x.org_id, x.id) > ($4::bigint, $5::bigint) AND " +
+    adoptable("x") + " ORDER BY x.org_id, x.id LIMIT $6) AND " + adoptable("i") +
+    " RETURNING " BELAY_INCIDENT_COLUMNS;
 
 // The overdue incidents no live node holds (adopt_orphans): $1 node, $2 overdue before,
 // $3 now, $4 the lease taken, $5 how many. No index leads with next_fire_at (firing a
