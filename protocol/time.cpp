@@ -47,6 +47,28 @@ civil_date civil_from_days(int64_t days) {
   return {year, month, day};
 }
 
+bool is_digit(char c) {
+  return std::isdigit(static_cast<unsigned char>(c)) != 0;
+}
+
+// What follows the seconds of an RFC 3339 time, past its fraction (".315") if it has one.
+std::string_view fraction_end(std::string_view text) {
+  auto rest = text.substr(19);
+  if (rest.empty() || rest[0] != '.')
+    return rest;
+  std::size_t digits = 1;
+  while (digits < rest.size() && is_digit(rest[digits]))
+    ++digits;
+  return digits == 1 ? std::string_view{"."} : rest.substr(digits);
+}
+
+bool is_zone(std::string_view zone) {
+  if (zone == "Z" || zone == "z")
+    return true;
+  return zone.size() == 6 && (zone[0] == '+' || zone[0] == '-') && is_digit(zone[1]) &&
+         is_digit(zone[2]) && zone[3] == ':' && is_digit(zone[4]) && is_digit(zone[5]);
+}
+
 } // namespace
 
 std::string rfc3339(belay::micros t) {
@@ -73,8 +95,13 @@ std::optional<belay::micros> parse_rfc3339(std::string_view text) {
   // Every field a digit: date::parse reads "10:00:E9" as seconds in exponent notation
   // and converts the resulting NaN to an integer (undefined behaviour, found by fuzzing).
   for (std::size_t i : {0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18})
-    if (!std::isdigit(static_cast<unsigned char>(text[i])))
+    if (!is_digit(text[i]))
       return std::nullopt;
+  // The rest is a fraction and "Z" or "±hh:mm", checked here too: date::parse negates a
+  // "-" offset it could not read, and that is minutes::min() (undefined behaviour, found
+  // by fuzzing "…:58-x").
+  if (!is_zone(fraction_end(text)))
+    return std::nullopt;
   std::string upper{text};
   for (auto& c : upper)
     c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));

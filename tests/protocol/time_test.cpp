@@ -52,3 +52,17 @@ TEST_CASE(
   CHECK_FALSE(parse_rfc3339("2026-12-01T1a:00:00Z").has_value());
   CHECK_FALSE(parse_rfc3339("+026-12-01T10:00:00Z").has_value());
 }
+
+TEST_CASE("parse_rfc3339 refuses an offset that is not ±hh:mm, a bare sign included") {
+  using belay::protocol::parse_rfc3339;
+  // "-x" once reached date::parse, which negated the offset it failed to read
+  // (minutes::min(): undefined behaviour, found by fuzzing the change event parser).
+  for (auto text : {"2026-12-01T10:00:00-x", "2026-12-01T10:00:00-",
+                    "2026-12-01T10:00:00+1", "2026-12-01T10:00:00-05:0x",
+                    "2026-12-01T10:00:00.-05:00", "2026-12-01T10:00:00.Z",
+                    "2026-12-01T10:00:00-0500", "2026-12-01T10:00:00.5-x0:00"}) {
+    INFO(text);
+    CHECK_FALSE(parse_rfc3339(text));
+  }
+  CHECK(parse_rfc3339("2026-12-01T10:00:00.123456-05:00") == 1'796'137'200'123'456);
+}
