@@ -205,7 +205,8 @@ pg_result* connection::await_reply(std::chrono::steady_clock::time_point deadlin
   return last.release();
 }
 
-result connection::exec(const std::string& sql, const std::vector<param>& params) {
+result connection::exec(const std::string& sql, const std::vector<param>& params,
+                        std::chrono::seconds replan_every) {
   // A closed connection stays closed until reset(): reconnecting here could run a
   // statement outside the transaction it belonged to.
   if (!conn_)
@@ -215,7 +216,7 @@ result connection::exec(const std::string& sql, const std::vector<param>& params
   values.reserve(params.size());
   for (auto& p : params)
     values.push_back(p ? p->c_str() : nullptr);
-  auto* name = values.empty() ? nullptr : prepared_name(sql);
+  auto* name = values.empty() ? nullptr : prepared_name(sql, replan_every);
   int sent = name ? PQsendQueryPrepared(conn_, name, static_cast<int>(values.size()),
                                         values.data(), nullptr, nullptr, 0)
                   : PQsendQueryParams(conn_, sql.c_str(), static_cast<int>(values.size()),
@@ -287,7 +288,8 @@ bool connection::prepare(const std::string& name, const std::string& sql) {
   return ok;
 }
 
-const char* connection::prepared_name(const std::string& sql) {
+const char* connection::prepared_name(const std::string& sql,
+                                      std::chrono::seconds replan_every) {
   auto now = std::chrono::steady_clock::now();
   auto it = prepared_.find(sql);
   if (it == prepared_.end()) {
@@ -301,8 +303,8 @@ const char* connection::prepared_name(const std::string& sql) {
   // costed with the table sizes of that moment: prepared on a fresh database, the
   // delivery claims kept a plan for an empty table while 10,000 pages queued up, and a
   // storm's last page left 21 s after its last alert (bench/README.md). Planning anew
-  // costs a round trip and five custom plans a second.
-  if (now - p.planned_at > replan_after &&
+  // costs a round trip and five custom plans a second; statements by key plan less often.
+  if (now - p.planned_at > replan_every &&
       PQtransactionStatus(conn_) != PQTRANS_INERROR) {
     if (!PQsendQuery(conn_, ("DEALLOCATE " + p.name).c_str()))
       fail_connection(trimmed(PQerrorMessage(conn_)));

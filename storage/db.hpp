@@ -107,11 +107,23 @@ public:
   connection(const connection&) = delete;
   connection& operator=(const connection&) = delete;
 
-  result exec(const std::string& sql, const std::vector<param>& params = {});
+  // Prepared statements are planned anew every `replan_after` (see prepared_name).
+  static constexpr std::chrono::seconds replan_after{1};
+  // A statement that reaches rows by key only plans the same whatever the tables' sizes:
+  // planned every second, the trigger statement spent a fifth of its time planning
+  // (bench/README.md). Such statements keep their plan this long.
+  static constexpr std::chrono::seconds key_lookup_replan_after{10};
+
+  result exec(const std::string& sql, const std::vector<param>& params = {},
+              std::chrono::seconds replan_every = replan_after);
   // The same, waiting at most `reply_timeout` for the reply (e.g. a readiness probe).
   result exec_within(std::chrono::milliseconds reply_timeout, const std::string& sql);
   template <class... Ts> result query(const std::string& sql, const Ts&... args) {
     return exec(sql, std::vector<param>{arg(args)...});
+  }
+  // query() for a statement that reaches its rows by key only.
+  template <class... Ts> result query_by_key(const std::string& sql, const Ts&... args) {
+    return exec(sql, std::vector<param>{arg(args)...}, key_lookup_replan_after);
   }
   // Runs several ;-separated statements without parameters (migrations).
   void run_script(const std::string& sql);
@@ -124,7 +136,7 @@ public:
 private:
   // Statements with parameters are prepared once per session and reused: parsing and
   // planning them on every call was a large share of an ingest (bench/README.md).
-  const char* prepared_name(const std::string& sql);
+  const char* prepared_name(const std::string& sql, std::chrono::seconds replan_every);
   bool prepare(const std::string& name, const std::string& sql);
   // Waits for the reply to what was just sent; closes the connection when none comes
   // by `deadline`. Returns the last result (the caller clears it).
@@ -136,7 +148,6 @@ private:
     std::string name;
     std::chrono::steady_clock::time_point planned_at;
   };
-  static constexpr std::chrono::seconds replan_after{1};
   pg_conn* conn_;
   std::unordered_map<std::string, prepared_statement> prepared_;
 };

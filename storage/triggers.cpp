@@ -311,10 +311,12 @@ void upsert_groups(connection& c, const std::vector<trigger_event>& events,
   auto rows =
       json_rows(groups, [&](auto& w, const key_group& g) { group_json(w, events, g); });
   auto& sql = upsert_statement(write);
-  auto r = write == mark_write::none ? c.query(sql, rows)
+  // Every part of the statement reaches its rows by key (the open key's unique index,
+  // the policy's, the resolved key's, maintenance by org): its plan keeps.
+  auto r = write == mark_write::none ? c.query_by_key(sql, rows)
            : write == mark_write::insert
-               ? c.query(sql, rows, mark.id, mark.at, mark.previous)
-               : c.query(sql, rows, mark.id);
+               ? c.query_by_key(sql, rows, mark.id, mark.at, mark.previous)
+               : c.query_by_key(sql, rows, mark.id);
   answer_groups(events, groups, rows_by_key(r), out);
 }
 
