@@ -56,10 +56,10 @@ std::string_view fraction_end(std::string_view text) {
   auto rest = text.substr(19);
   if (rest.empty() || rest[0] != '.')
     return rest;
-  std::size_t digits = 1;
-  while (digits < rest.size() && is_digit(rest[digits]))
-    ++digits;
-  return digits == 1 ? std::string_view{"."} : rest.substr(digits);
+  std::size_t end = 1;
+  while (end < rest.size() && is_digit(rest[end]))
+    ++end;
+  return end == 1 ? rest : rest.substr(end); // a bare "." is no zone either
 }
 
 bool is_zone(std::string_view zone) {
