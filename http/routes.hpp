@@ -24,6 +24,9 @@ public:
     std::regex pattern;
     route_handler handle;
     route_check before_body;
+    // The pattern itself when it has no regex syntax: compared as a string, since
+    // std::regex_match costs ~0.5% of an event's CPU on the ingest routes (perf).
+    std::string exact;
   };
 
   explicit routes(httplib::Server& http) : http_(http) {}
@@ -34,12 +37,12 @@ public:
   }
   routes& Post(const std::string& pattern, route_handler handle,
                route_check before_body = {}) {
-    post_.push_back({std::regex(pattern), std::move(handle), std::move(before_body)});
+    post_.push_back(make(pattern, std::move(handle), std::move(before_body)));
     return *this;
   }
   routes& Delete(const std::string& pattern, route_handler handle,
                  route_check before_body = {}) {
-    delete_.push_back({std::regex(pattern), std::move(handle), std::move(before_body)});
+    delete_.push_back(make(pattern, std::move(handle), std::move(before_body)));
     return *this;
   }
 
@@ -49,12 +52,20 @@ public:
     if (req.method != "POST" && req.method != "DELETE")
       return nullptr;
     for (auto& r : table)
-      if (std::regex_match(req.path, req.matches, r.pattern))
+      if (r.exact.empty() ? std::regex_match(req.path, req.matches, r.pattern)
+                          : req.path == r.exact)
         return &r;
     return nullptr;
   }
 
 private:
+  static route make(const std::string& pattern, route_handler handle,
+                    route_check before_body) {
+    bool plain = pattern.find_first_of(R"(\^$.|?*+()[]{})") == std::string::npos;
+    return {std::regex(pattern), std::move(handle), std::move(before_body),
+            plain ? pattern : std::string{}};
+  }
+
   httplib::Server& http_;
   std::vector<route> post_;
   std::vector<route> delete_;
