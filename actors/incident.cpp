@@ -17,7 +17,7 @@ namespace {
 using self_ptr = incident_actor::stateful_pointer<incident_state>;
 
 micros now(self_ptr self) {
-  return self->state.d.clock.at(self->clock().now());
+  return self->state.d->clock.at(self->clock().now());
 }
 
 // Every operation about this incident goes to the same storage worker (storage.hpp).
@@ -31,10 +31,10 @@ void arm(self_ptr self) {
   ++st.generation;
   if (st.record.status != status_open || !st.record.next_fire_at)
     return;
-  auto wait = st.d.clock.until(*st.record.next_fire_at, self->clock().now());
+  auto wait = st.d->clock.until(*st.record.next_fire_at, self->clock().now());
   // Held by maintenance: ask now and then whether the window ended early.
   if (st.record.held_until)
-    wait = std::min(wait, st.d.maintenance_poll);
+    wait = std::min(wait, st.d->maintenance_poll);
   if (wait.count() == 0)
     self->send(self, atom::fire_v, st.generation); // due or overdue: fire at once
   else
@@ -56,13 +56,13 @@ void follow(self_ptr self, const incident_record& latest) {
 void retry_later(self_ptr self, const caf::error& err) {
   spdlog::warn("incident {}: storage error, retrying: {}", self->state.record.id,
                to_string(err));
-  self->delayed_send(self, self->state.d.db_retry, atom::fire_v, self->state.generation);
+  self->delayed_send(self, self->state.d->db_retry, atom::fire_v, self->state.generation);
 }
 
 // The compare-and-set failed: the database knows better than we do.
 void reload(self_ptr self) {
   auto& st = self->state;
-  self->request(st.d.storage, st.d.request_timeout, atom::load_v, shard(self),
+  self->request(st.d->storage, st.d->request_timeout, atom::load_v, shard(self),
                 st.record.org_id, st.record.id)
       .await(
           [self](std::optional<storage::held_incident>& h) {
@@ -96,10 +96,10 @@ void fire_with(self_ptr self, protocol::step_pages pages) {
   // period's end is rare enough to run on its own.
   auto request = [&] {
     if (step)
-      return self->request(st.d.storage, caf::infinite, atom::fire_step_v, shard(self),
+      return self->request(st.d->storage, caf::infinite, atom::fire_step_v, shard(self),
                            storage::fire_of(expected, std::move(pages), next, at));
-    return self->request(st.d.storage, st.d.request_timeout, atom::exhaust_v, shard(self),
-                         expected, at);
+    return self->request(st.d->storage, st.d->request_timeout, atom::exhaust_v,
+                         shard(self), expected, at);
   };
   request().await(
       [self, step, channels = std::move(channels), paged, unrouted, nobody,
@@ -121,9 +121,9 @@ void fire_with(self_ptr self, protocol::step_pages pages) {
         if (after->shadow)
           metrics::count(metrics::name::deliveries_total,
                          {{"channel", "*"}, {"outcome", "shadowed"}}, paged);
-        else if (self->state.d.dispatcher)
+        else if (self->state.d->dispatcher)
           for (auto& channel : channels)
-            self->send(self->state.d.dispatcher, atom::nudge_v, after->org_id, channel);
+            self->send(self->state.d->dispatcher, atom::nudge_v, after->org_id, channel);
         arm(self);
       },
       [self](caf::error& err) { retry_later(self, err); });
@@ -138,7 +138,7 @@ void resume(self_ptr self) {
   auto first_delay = static_cast<micros>(st.ladder->steps.front().delay_seconds * 1e6);
   storage::resume_event e{rec.org_id,      rec.id,      rec.version, rec.policy,
                           rec.integration, first_delay, now(self)};
-  self->request(st.d.storage, st.d.request_timeout, atom::resume_v, shard(self),
+  self->request(st.d->storage, st.d->request_timeout, atom::resume_v, shard(self),
                 std::move(e))
       .await(
           [self](std::optional<incident_record>& after) {
@@ -160,7 +160,7 @@ void fire(self_ptr self) {
   auto scheduled = st.record.next_fire_at.value_or(now(self));
   if (!protocol::needs_people(targets))
     return fire_with(self, protocol::expand_targets(targets, {}, scheduled));
-  self->request(st.d.storage, st.d.request_timeout, atom::people_v, st.record.org_id,
+  self->request(st.d->storage, st.d->request_timeout, atom::people_v, st.record.org_id,
                 scheduled)
       .await(
           [self, scheduled](protocol::org_people& people) {
@@ -174,7 +174,7 @@ void fire(self_ptr self) {
 } // namespace
 
 incident_actor::behavior_type incident(self_ptr self, incident_record rec,
-                                       ladder_ptr ladder, deps d) {
+                                       ladder_ptr ladder, std::shared_ptr<const deps> d) {
   self->state.record = std::move(rec);
   self->state.ladder = std::move(ladder);
   self->state.d = std::move(d);
@@ -192,7 +192,7 @@ incident_actor::behavior_type incident(self_ptr self, incident_record rec,
       },
       [self](atom::transition, transition_command& cmd) -> caf::result<transition_reply> {
         auto rp = self->make_response_promise<transition_reply>();
-        self->request(self->state.d.storage, self->state.d.request_timeout,
+        self->request(self->state.d->storage, self->state.d->request_timeout,
                       atom::transition_v, shard(self), std::move(cmd), now(self))
             .await(
                 [self, rp](transition_reply& reply) mutable {
@@ -217,8 +217,8 @@ incident_actor::behavior_type incident(self_ptr self, incident_record rec,
         // shadowed pages (storage/triggers.cpp); the channels send them now.
         if (rec.shadow && !seen.shadow) {
           rec.shadow = false;
-          if (self->state.d.dispatcher)
-            self->send(self->state.d.dispatcher, atom::nudge_all_v);
+          if (self->state.d->dispatcher)
+            self->send(self->state.d->dispatcher, atom::nudge_all_v);
         }
       },
       [self](atom::view) {

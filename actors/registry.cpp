@@ -37,7 +37,7 @@ bool hold(self_ptr self, storage::held_incident h) {
     respawn(self, rec.org_id, rec.id);
     return true;
   }
-  auto actor = self->spawn(incident, rec, std::move(h.ladder), st.d);
+  auto actor = self->spawn(incident, rec, std::move(h.ladder), st.incident_deps);
   self->monitor(actor);
   st.by_id[rec.id] = {actor, rec.org_id};
   st.id_of[actor->address()] = rec.id;
@@ -277,6 +277,7 @@ void adopt_page(self_ptr self, caf::typed_response_promise<size_t> rp, int64_t a
 registry_actor::behavior_type
 registry(registry_actor::stateful_pointer<registry_state> self, deps d) {
   self->state.d = std::move(d);
+  self->state.incident_deps = std::make_shared<const deps>(self->state.d);
   self->set_down_handler([self](caf::down_msg& msg) {
     auto& st = self->state;
     auto it = st.id_of.find(msg.source);

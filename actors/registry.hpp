@@ -32,6 +32,7 @@ struct registry_state {
   bool renewing = false;  // the lease renewal runs from the first adoption on
   micros retained_at = 0; // the last sweep that ran a retention pass
   deps d;
+  std::shared_ptr<const deps> incident_deps; // d, shared by every incident actor
 };
 
 registry_actor::behavior_type
