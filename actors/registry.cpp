@@ -16,11 +16,11 @@ namespace {
 using self_ptr = registry_actor::stateful_pointer<registry_state>;
 
 micros now(self_ptr self) {
-  return self->state.d.clock.at(self->clock().now());
+  return self->state.d->clock.at(self->clock().now());
 }
 
 storage::ownership owner(self_ptr self) {
-  auto& d = self->state.d;
+  auto& d = *self->state.d;
   return {d.node_id, now(self) + static_cast<micros>(d.lease_seconds * 1e6)};
 }
 
@@ -37,7 +37,7 @@ bool hold(self_ptr self, storage::held_incident h) {
     respawn(self, rec.org_id, rec.id);
     return true;
   }
-  auto actor = self->spawn(incident, rec, std::move(h.ladder), st.incident_deps);
+  auto actor = self->spawn(incident, rec, std::move(h.ladder), st.d);
   self->monitor(actor);
   st.by_id[rec.id] = {actor, rec.org_id};
   st.id_of[actor->address()] = rec.id;
@@ -65,7 +65,7 @@ void count_transition(const transition_command& cmd, const transition_reply& r) 
 // row, so its ladder resumes where the database says it stands.
 void respawn(self_ptr self, int64_t org, int64_t id) {
   // By id the incident's shard is unknown; any worker of the lane will do for a read.
-  self->request(self->state.d.storage, self->state.d.request_timeout, atom::load_v,
+  self->request(self->state.d->storage, self->state.d->request_timeout, atom::load_v,
                 static_cast<uint64_t>(id), org, id)
       .then(
           [self](std::optional<storage::held_incident>& h) {
@@ -76,7 +76,7 @@ void respawn(self_ptr self, int64_t org, int64_t id) {
           },
           [self, org, id](caf::error& err) {
             spdlog::error("registry: cannot respawn incident {}: {}", id, to_string(err));
-            self->delayed_send(self, self->state.d.db_retry, atom::load_v, org, id);
+            self->delayed_send(self, self->state.d->db_retry, atom::load_v, org, id);
           });
 }
 
@@ -87,8 +87,8 @@ void transit_in_storage(self_ptr self, caf::typed_response_promise<transition_re
   // By key, the incident's shard is known; by id it is not, and any worker will do.
   auto shard = cmd.incident_id == 0 ? incident_shard(cmd.org_id, cmd.dedup_key)
                                     : static_cast<uint64_t>(cmd.incident_id);
-  self->request(self->state.d.storage, self->state.d.request_timeout, atom::transition_v,
-                shard, cmd, now(self))
+  self->request(self->state.d->storage, self->state.d->request_timeout,
+                atom::transition_v, shard, cmd, now(self))
       .then(
           [self, rp, cmd](transition_reply& r) mutable {
             count_transition(cmd, r);
@@ -111,7 +111,7 @@ storage::incident_keys held_keys(self_ptr self) {
 // Of `keys`, the incidents acknowledged or resolved by now: each held actor among them
 // takes its row as it stands, as it would on the local path.
 void tell_settled(self_ptr self, storage::incident_keys keys) {
-  self->request(self->state.d.storage, self->state.d.request_timeout, atom::settled_v,
+  self->request(self->state.d->storage, self->state.d->request_timeout, atom::settled_v,
                 std::move(keys))
       .then(
           [self](std::vector<storage::held_incident>& settled) {
@@ -128,8 +128,8 @@ void tell_settled(self_ptr self, storage::incident_keys keys) {
 // Another node took over incidents while this node's lease had lapsed: their actors here
 // stop (until then, the step compare-and-set kept the two nodes from paging twice).
 void let_go(self_ptr self) {
-  self->request(self->state.d.storage, self->state.d.request_timeout, atom::moved_v,
-                self->state.d.node_id, held_keys(self))
+  self->request(self->state.d->storage, self->state.d->request_timeout, atom::moved_v,
+                self->state.d->node_id, held_keys(self))
       .then(
           [self](std::vector<int64_t>& moved) {
             auto& st = self->state;
@@ -158,13 +158,13 @@ caf::timespan seconds(double s) {
 }
 
 caf::timespan renewal_interval(self_ptr self) {
-  return seconds(self->state.d.lease_seconds / 3);
+  return seconds(self->state.d->lease_seconds / 3);
 }
 
 // Every third of the lease: renew it, and take over the incidents of nodes whose leases
 // lapsed (DESIGN.md section 9), so a node that dies still has its ladders run (G5).
 void renew(self_ptr self) {
-  self->request(self->state.d.storage, self->state.d.request_timeout, atom::renew_v,
+  self->request(self->state.d->storage, self->state.d->request_timeout, atom::renew_v,
                 owner(self), now(self))
       .then(
           [self](storage::lease_renewal& r) {
@@ -180,7 +180,7 @@ void renew(self_ptr self) {
           },
           [self](caf::error& err) {
             spdlog::error("registry: cannot renew this node's lease: {}", to_string(err));
-            self->delayed_send(self, self->state.d.db_retry, atom::renew_v);
+            self->delayed_send(self, self->state.d->db_retry, atom::renew_v);
           });
 }
 
@@ -197,7 +197,7 @@ constexpr int retention_batch = 500;
 // incidents; adoption at start and lease takeover see only some of them. A step is
 // overdue once due for a whole sweep period: a live actor fires it long before.
 void sweep(self_ptr self) {
-  auto& d = self->state.d;
+  auto& d = *self->state.d;
   auto period = seconds(d.orphan_sweep_seconds);
   auto at = now(self);
   storage::orphan_sweep req{owner(self), at,
@@ -240,8 +240,9 @@ void sweep(self_ptr self) {
 void adopt_page(self_ptr self, caf::typed_response_promise<size_t> rp, int64_t after_org,
                 int64_t after_id, size_t total) {
   storage::adoption_page page{owner(self), now(self), after_org, after_id,
-                              self->state.d.adopt_page_size};
-  self->request(self->state.d.storage, self->state.d.request_timeout, atom::adopt_v, page)
+                              self->state.d->adopt_page_size};
+  self->request(self->state.d->storage, self->state.d->request_timeout, atom::adopt_v,
+                page)
       .then(
           [self, rp, total](storage::adopted& got) mutable {
             auto before = total;
@@ -263,8 +264,8 @@ void adopt_page(self_ptr self, caf::typed_response_promise<size_t> rp, int64_t a
             spdlog::info("registry: adopted {} non-resolved incidents", total);
             if (!std::exchange(self->state.renewing, true)) { // adoption renewed it
               self->delayed_send(self, renewal_interval(self), atom::renew_v);
-              if (self->state.d.orphan_sweep_seconds > 0)
-                self->delayed_send(self, seconds(self->state.d.orphan_sweep_seconds),
+              if (self->state.d->orphan_sweep_seconds > 0)
+                self->delayed_send(self, seconds(self->state.d->orphan_sweep_seconds),
                                    atom::sweep_v);
             }
             rp.deliver(total);
@@ -276,8 +277,7 @@ void adopt_page(self_ptr self, caf::typed_response_promise<size_t> rp, int64_t a
 
 registry_actor::behavior_type
 registry(registry_actor::stateful_pointer<registry_state> self, deps d) {
-  self->state.d = std::move(d);
-  self->state.incident_deps = std::make_shared<const deps>(self->state.d);
+  self->state.d = std::make_shared<const deps>(std::move(d));
   self->set_down_handler([self](caf::down_msg& msg) {
     auto& st = self->state;
     auto it = st.id_of.find(msg.source);
@@ -341,7 +341,7 @@ registry(registry_actor::stateful_pointer<registry_state> self, deps d) {
           return rp;
         }
         // The actor may be exiting (a concurrent resolve): then the database decides.
-        self->request(actor, 2 * self->state.d.request_timeout, atom::transition_v, cmd)
+        self->request(actor, 2 * self->state.d->request_timeout, atom::transition_v, cmd)
             .then(
                 [rp, cmd](transition_reply& r) mutable {
                   count_transition(cmd, r);

@@ -29,10 +29,9 @@ struct registry_state {
   std::set<int64_t> reopened;
   registry_stats stats;
   bool stopping = false;
-  bool renewing = false;  // the lease renewal runs from the first adoption on
-  micros retained_at = 0; // the last sweep that ran a retention pass
-  deps d;
-  std::shared_ptr<const deps> incident_deps; // d, shared by every incident actor
+  bool renewing = false;         // the lease renewal runs from the first adoption on
+  micros retained_at = 0;        // the last sweep that ran a retention pass
+  std::shared_ptr<const deps> d; // shared with every incident actor it spawns
 };
 
 registry_actor::behavior_type
