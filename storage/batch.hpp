@@ -1,7 +1,6 @@
 // What the batch statements share (storage::upsert_triggers, fire_steps,
 // record_outcomes): the batch goes in as one JSON array, $1, that json_to_recordset
-// turns into rows (with, where a plan needs them, the keys it names as arrays), and the
-// rows that come back are matched to the items they answer.
+// turns into rows, and the rows that come back are matched to the items they answer.
 #pragma once
 
 #include "protocol/json_writer.hpp"
@@ -25,17 +24,6 @@ std::string json_rows(const std::vector<T>& items, Write write) {
     write(w, item);
   w.EndArray();
   return protocol::to_string(buf);
-}
-
-// [key(item) for each item] as the text of a bigint[] parameter, "{1,2,3}".
-template <class T, class Key> std::string id_array(const std::vector<T>& items, Key key) {
-  std::string out = "{";
-  for (auto& item : items) {
-    if (out.size() > 1)
-      out += ',';
-    out += std::to_string(key(item));
-  }
-  return out + "}";
 }
 
 // The row of each (org_id, id) a statement returned, from its first two columns.

@@ -57,6 +57,16 @@ inline param arg(std::nullopt_t) {
 template <class T> param arg(const std::optional<T>& v) {
   return v ? arg(*v) : std::nullopt;
 }
+// Integers as the text of a bigint[] parameter: "{1,2,3}".
+template <class Integers> std::string bigint_array(const Integers& values) {
+  std::string out = "{";
+  for (auto v : values) {
+    if (out.size() > 1)
+      out += ',';
+    out += std::to_string(v);
+  }
+  return out + "}";
+}
 
 class result {
 public:

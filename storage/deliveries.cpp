@@ -232,15 +232,11 @@ std::vector<channel_config> load_channels(connection& c) {
 
 std::vector<claimed_delivery> claim_due(connection& c, const claim_request& req) {
   if (req.release_unheld) {
-    std::string held = "{";
-    for (auto id : req.held)
-      held += (held.size() > 1 ? "," : "") + std::to_string(id);
-    held += "}";
     c.query("UPDATE delivery SET status = 'PENDING', claimed_by = NULL, "
             "claim_expires_at = NULL, attempts = greatest(attempts - 1, 0), "
             "next_attempt_at = belay_ts($4) WHERE org_id = $1 AND channel = $2 AND "
             "status = 'CLAIMED' AND claimed_by = $3 AND NOT (id = ANY($5::bigint[]))",
-            req.org_id, req.channel, req.node, req.now, held);
+            req.org_id, req.channel, req.node, req.now, bigint_array(req.held));
   }
   auto r = c.query(claim_sql, req.org_id, req.channel, req.now, req.node, req.lease_until,
                    req.limit);

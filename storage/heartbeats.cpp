@@ -135,17 +135,6 @@ const char* kind_name(ping_kind k) {
   }
 }
 
-// A bigint[] parameter: {1,2,3}.
-std::string bigint_array(const std::vector<int64_t>& values) {
-  std::string out = "{";
-  for (auto v : values) {
-    if (out.size() > 1)
-      out += ",";
-    out += std::to_string(v);
-  }
-  return out + "}";
-}
-
 std::vector<heartbeat_record> write_round(connection& c,
                                           const std::vector<heartbeat_ping>& round) {
   std::vector<int64_t> orgs, ids, ats;

@@ -212,13 +212,12 @@ const std::string owned_elsewhere_sql = "SELECT id FROM incident WHERE " BELAY_A
 
 // The orgs and the ids of `keys` as two bigint[] parameters: {1,2,3}.
 std::pair<std::string, std::string> key_arrays(const incident_keys& keys) {
-  std::string orgs = "{", ids = "{";
+  std::vector<int64_t> orgs, ids;
   for (auto& [org, id] : keys) {
-    auto sep = orgs.size() > 1 ? "," : "";
-    orgs += sep + std::to_string(org);
-    ids += sep + std::to_string(id);
+    orgs.push_back(org);
+    ids.push_back(id);
   }
-  return {orgs + "}", ids + "}"};
+  return {bigint_array(orgs), bigint_array(ids)};
 }
 
 const std::string list_sql =

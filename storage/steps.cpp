@@ -180,9 +180,13 @@ fire_event fire_of(const incident_record& expected, protocol::step_pages pages,
 
 std::vector<std::optional<incident_record>>
 fire_steps(connection& c, const std::vector<fire_event>& fires) {
-  auto r = c.query_by_key(fire_sql, json_rows(fires, fire_json),
-                          id_array(fires, [](auto& f) { return f.org_id; }),
-                          id_array(fires, [](auto& f) { return f.id; }));
+  std::vector<int64_t> orgs, ids;
+  for (auto& f : fires) {
+    orgs.push_back(f.org_id);
+    ids.push_back(f.id);
+  }
+  auto r = c.query_by_key(fire_sql, json_rows(fires, fire_json), bigint_array(orgs),
+                          bigint_array(ids));
   auto row_of = rows_by_id(r);
   std::vector<std::optional<incident_record>> out(fires.size());
   for (size_t i = 0; i < fires.size(); ++i) {

@@ -345,10 +345,7 @@ std::string orgs_of(const std::vector<trigger_event>& events) {
   std::set<int64_t> orgs;
   for (auto& e : events)
     orgs.insert(e.cmd.org_id);
-  std::string out = "{";
-  for (auto org : orgs)
-    out += (out.size() > 1 ? "," : "") + std::to_string(org);
-  return out + "}";
+  return bigint_array(orgs);
 }
 
 } // namespace
