@@ -53,10 +53,20 @@ delivery_record read_delivery(const result& r, int i) {
 
 const std::string claim_sql = R"sql(
 WITH due AS (
-  SELECT d.org_id, d.id,
+  SELECT d.org_id, d.id, i.dedup_key, i.title, i.severity, i.status, i.acked_by, i.acked_via,
+         i.resolved_by, i.resolved_via,
          i.status IN ('OPEN', 'EXHAUSTED') OR d.replay_of IS NOT NULL
            OR d.update_of IS NOT NULL AS live
-  FROM delivery d JOIN incident i ON i.org_id = d.org_id AND i.id = d.incident_id
+  FROM delivery d
+  -- The incident by its primary key, once per due row: OFFSET 0 keeps the subquery apart.
+  -- Joined directly, the planner turned d.org_id = $1 into i.org_id = $1 and, on young
+  -- statistics, scanned all the org's incidents for every due row (auto_explain: 64 x
+  -- 1,054 rows, 66 ms for one claim).
+  CROSS JOIN LATERAL (
+    SELECT i.org_id, i.policy, i.integration, i.dedup_key, i.title, i.severity, i.status,
+           i.acked_by, i.acked_via, i.resolved_by, i.resolved_via
+    FROM incident i WHERE i.org_id = d.org_id AND i.id = d.incident_id OFFSET 0
+  ) i
   WHERE d.org_id = $1 AND d.channel = $2 AND d.status = 'PENDING'
     AND d.next_attempt_at <= belay_ts($3) AND NOT )sql" BELAY_IN_MAINTENANCE("$3") R"sql(
   -- Exactly delivery_due's order: the index scan stops after $6 rows. With ", d.id"
@@ -70,12 +80,12 @@ SET status = CASE WHEN due.live THEN 'CLAIMED' ELSE 'CANCELLED' END,
     claimed_by = CASE WHEN due.live THEN $4 END,
     claim_expires_at = CASE WHEN due.live THEN belay_ts($5) END,
     attempts = d.attempts + CASE WHEN due.live THEN 1 ELSE 0 END
-FROM due, incident i
-WHERE d.org_id = due.org_id AND d.id = due.id AND i.org_id = d.org_id AND i.id = d.incident_id
+FROM due
+WHERE d.org_id = due.org_id AND d.id = due.id
 RETURNING )sql" BELAY_DELIVERY_COLUMNS("d.") R"sql(,
-          i.dedup_key, i.title, i.severity, i.status, coalesce(i.acked_by, ''),
-          coalesce(i.acked_via, ''), coalesce(i.resolved_by, ''),
-          coalesce(i.resolved_via, ''))sql";
+          due.dedup_key, due.title, due.severity, due.status, coalesce(due.acked_by, ''),
+          coalesce(due.acked_via, ''), coalesce(due.resolved_by, ''),
+          coalesce(due.resolved_via, ''))sql";
 
 // $1: one JSON object per claim (org_id, id, attempts), $2 the node, $3 now, $4 the
 // renewed lease. A claim whose incident a maintenance window covers by now goes back to
