@@ -144,6 +144,7 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<belay::heartbeat_record>)
 // Transports (actors/transport/transport.hpp).
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::transport::page)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::transport::send_result)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::optional<belay::transport::send_result>)
 
 namespace belay {
 
@@ -274,10 +275,11 @@ using storage_router_actor = storage_actor::extend<
     caf::replies_to<atom::children>::with<std::vector<storage_worker_actor>>>;
 
 // Makes the blocking transport call of one page (each channel has its own:
-// actors/channel.hpp).
-using sender_actor =
-    caf::typed_actor<caf::replies_to<atom::send, channel_config,
-                                     transport::page>::with<transport::send_result>>;
+// actors/channel.hpp), unless it is past the time given (on the actor clock, since its
+// epoch) when the sender gets to it: then nothing is sent and the answer is empty.
+using sender_actor = caf::typed_actor<
+    caf::replies_to<atom::send, channel_config, transport::page,
+                    caf::timespan>::with<std::optional<transport::send_result>>>;
 
 // One per configured channel: claims, sends, retries, dead letters (actors/channel.hpp).
 using channel_actor = caf::typed_actor<

@@ -41,9 +41,12 @@ size_t held(self_ptr self) {
   return st.queue.size() + st.checking + st.sending;
 }
 
+// Pages the senders can take now: each of `concurrency` senders takes two (one on the
+// wire, one next), but an idle sender is always given a page before a busy one is.
 size_t free_senders(self_ptr self) {
   auto& st = self->state;
-  return st.sending >= st.opts.concurrency ? 0 : st.opts.concurrency - st.sending;
+  auto room = st.opts.concurrency * pages_per_sender;
+  return st.sending >= room ? 0 : room - st.sending;
 }
 
 // Something left: claim again if a claim was wanted and there is room for what it takes.
@@ -133,31 +136,52 @@ struct sender_state {
 };
 
 // `index` only names the worker; it also keeps CAF 0.17 off its argument-less spawn
-// path, which trips UBSan.
-sender_actor::behavior_type sender(sender_actor::stateful_pointer<sender_state>,
+// path, which trips UBSan. A page it gets to after `start_by` waited behind a slow send
+// for longer than its check holds: it goes back unsent, to be checked again first.
+sender_actor::behavior_type sender(sender_actor::stateful_pointer<sender_state> self,
                                    size_t /*index*/) {
   return {
-      [](atom::send, const channel_config& ch, const transport::page& p) {
+      [self](atom::send, const channel_config& ch, const transport::page& p,
+             caf::timespan start_by) -> std::optional<transport::send_result> {
+        if (self->clock().now().time_since_epoch() > start_by)
+          return std::nullopt;
         return transport::send(ch, p);
       },
   };
 }
 
-// An idle sender of this channel, or a new one (the caller checked free_senders()).
-sender_actor take_sender(self_ptr self) {
+// The sender with the fewest pages, or a new one while every sender has a page and
+// there may be more of them (the caller checked free_senders()).
+sender_slot& take_sender(self_ptr self) {
   auto& st = self->state;
-  if (!st.idle.empty()) {
-    auto s = std::move(st.idle.back());
-    st.idle.pop_back();
-    return s;
-  }
-  auto index = st.senders++;
-  return st.opts.detached ? self->system().spawn<caf::detached>(sender, index)
-                          : self->system().spawn(sender, index);
+  auto least = std::min_element(st.senders.begin(), st.senders.end(),
+                                [](auto& a, auto& b) { return a.pages < b.pages; });
+  if (least != st.senders.end() &&
+      (least->pages == 0 || st.senders.size() >= st.opts.concurrency))
+    return *least;
+  auto index = st.senders.size();
+  auto actor = st.opts.detached ? self->system().spawn<caf::detached>(sender, index)
+                                : self->system().spawn(sender, index);
+  return st.senders.emplace_back(sender_slot{std::move(actor), 0});
 }
 
-void start_send(self_ptr self, storage::claimed_delivery cd) {
+// Called when the sender answers or dies: its page is no longer with it.
+void returned(self_ptr self, const sender_actor& sender, bool died) {
   auto& st = self->state;
+  --st.sending;
+  auto it = std::find_if(st.senders.begin(), st.senders.end(),
+                         [&](auto& s) { return s.actor == sender; });
+  if (it == st.senders.end())
+    return; // it died with another page: already gone
+  if (died)
+    st.senders.erase(it); // a fresh one takes its place when needed
+  else
+    --it->pages;
+}
+
+void start_send(self_ptr self, queued_delivery q) {
+  auto& st = self->state;
+  auto& cd = q.claimed;
   st.retries.erase(cd.delivery.id);
   transport::page p{cd.delivery.idempotency_key,
                     cd.delivery.target,
@@ -168,28 +192,32 @@ void start_send(self_ptr self, storage::claimed_delivery cd) {
   static const transport::answer_links no_links;
   transport::with_answer(p, st.d.answers ? *st.d.answers : no_links, cd.delivery,
                          now(self));
-  auto sender = take_sender(self);
+  auto& slot = take_sender(self);
+  ++slot.pages;
   ++st.sending;
+  auto sender = slot.actor;
+  auto start_by = (q.checked_at + st.opts.recheck_after).time_since_epoch();
   // No timer of CAF's: the transport itself gives up after the channel's timeout
   // (libcurl's CURLOPT_TIMEOUT_MS), see deps::request_timeout.
-  self->request(sender, caf::infinite, atom::send_v, st.config, std::move(p))
+  self->request(sender, caf::infinite, atom::send_v, st.config, std::move(p), start_by)
       .then(
-          [self, cd, sender](transport::send_result& res) {
+          [self, q, sender](std::optional<transport::send_result>& res) {
             auto& st = self->state;
-            --st.sending;
-            st.idle.push_back(sender);
-            if (res.ambiguous) {
-              ++st.ambiguous;
-              count(self, "ambiguous");
+            returned(self, sender, false);
+            if (!res) { // not sent: it waited too long behind another page
+              st.queue.push_front(q);
+            } else {
+              if (res->ambiguous) {
+                ++st.ambiguous;
+                count(self, "ambiguous");
+              }
+              settle(self, q.claimed, *res);
             }
-            settle(self, cd, res);
             dispatch(self);
           },
-          [self, cd](caf::error& err) {
-            auto& st = self->state;
-            --st.sending;
-            --st.senders; // it died: a fresh one takes its place when needed
-            settle(self, cd,
+          [self, q, sender](caf::error& err) {
+            returned(self, sender, true);
+            settle(self, q.claimed,
                    {transport::outcome::retry, true, 0, "sender: " + to_string(err)});
             dispatch(self);
           });
@@ -260,7 +288,7 @@ void dispatch(self_ptr self) {
   };
   auto room = free_senders(self);
   while (room > 0 && !st.queue.empty() && !stale(st.queue.front())) {
-    start_send(self, std::move(st.queue.front().claimed));
+    start_send(self, std::move(st.queue.front()));
     st.queue.pop_front();
     --room;
   }

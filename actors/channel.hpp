@@ -35,6 +35,16 @@ struct queued_delivery {
   caf::actor_clock::time_point checked_at; // claimed, or last re-checked
 };
 
+// A sender and the pages given to it and not answered yet: one on the wire, and at most
+// one more waiting in its mailbox, so a sender never idles while its answer travels to
+// the channel and the next page back (the delivery drain with 8 senders, medians of 8
+// runs: 2,148 -> 2,355 deliveries/s).
+struct sender_slot {
+  sender_actor actor;
+  size_t pages = 0;
+};
+constexpr size_t pages_per_sender = 2;
+
 // An attempt whose outcome could not be recorded yet (storage was down): recorded again
 // until its claim would lapse, rather than sent a second time once it has.
 struct unrecorded_outcome {
@@ -49,11 +59,10 @@ struct channel_state {
   dispatcher_actor dispatcher;
   delivery_options opts;
   deps d;
-  std::vector<sender_actor> idle; // senders without a page
-  size_t senders = 0;             // spawned and not given up on
+  std::vector<sender_slot> senders; // spawned and not given up on
   std::deque<queued_delivery> queue;
   size_t checking = 0; // being re-checked: their senders are reserved
-  size_t sending = 0;  // with a sender
+  size_t sending = 0;  // with a sender (on the wire or next in its mailbox)
   size_t settling = 0; // their outcome being recorded
   bool claiming = false;
   bool again = false; // claim again once the current claim (or room) allows
