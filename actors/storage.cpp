@@ -687,8 +687,12 @@ storage_router(router_ptr self, std::string url, bool detached, trigger_lane lan
       [self, any](atom::lapsed, micros at) {
         return self->delegate(any(), atom::lapsed_v, at);
       },
-      [self, any](atom::outcome, storage::outcome_event& event) {
-        return self->delegate(any(), atom::outcome_v, std::move(event));
+      [self](atom::outcome, storage::outcome_event& event) {
+        // One worker per org: an org's outcomes batch together, as many to a statement
+        // as arrive while its previous statement runs.
+        auto& others = self->state.others;
+        auto& worker = others[static_cast<uint64_t>(event.org_id) % others.size()];
+        return self->delegate(worker, atom::outcome_v, std::move(event));
       },
       [self, any](atom::replay, int64_t org, int64_t dead_letter, micros at) {
         return self->delegate(any(), atom::replay_v, org, dead_letter, at);
