@@ -211,6 +211,23 @@ if present("delivery"):
     row("delivery", f"outbox drain, deliveries/s ({int(meta.get('delivery_n', 0)):,} pending)",
         fmt(v) if v is not None else note, goal="≥ 5,000", ok=None if v is None else v >= 5000,
         note=note if v is None else "", data={"belay": v, "runs": n})
+    f_eps, _, _ = median("delivery", "floor_per_s", "floor")
+    f_cpu, _, _ = median("delivery", "floor_cpu", "floor")
+    k_eps, _, _ = median("delivery", "sink_per_s", "floor")
+    k_cpu, _, _ = median("delivery", "sink_cpu", "floor")
+    if f_eps:
+        row("delivery", "deliveries/s vs delivery floor (context)", fmt(v),
+            f"belay's claim and outcome statements alone {fmt(f_eps)} ({fmt(f_cpu)} cores busy)",
+            ratio(v, f_eps), data={"belay": v, "deliveryFloor": f_eps, "cores": f_cpu})
+    if None not in (f_eps, f_cpu, k_eps, k_cpu) and 0 not in (f_eps, k_eps):
+        # As the ingest ceiling: each delivery still costs the delivery floor's CPU per row
+        # plus one request's CPU at the sink (with wrk as the client), on the same cores.
+        c = cores / (f_cpu / f_eps + k_cpu / k_eps)
+        r = ratio(v, c)
+        row("delivery", "deliveries/s vs ceiling: delivery floor + sink floor on the same cores",
+            fmt(v), f"ceiling {fmt(c)} (sink floor {fmt(k_eps)} pages/s, {fmt(k_cpu)} cores)", r,
+            "≥ 0.7× ceiling", None if r is None else r >= 0.7,
+            data={"belay": v, "ceiling": c, "sinkFloor": k_eps, "sinkCores": k_cpu})
 
 target_n = 100000
 if present("scale"):
