@@ -8,7 +8,9 @@
 #include "protocol/model.hpp"
 #include "protocol/paging.hpp"
 
+#include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -59,10 +61,24 @@ struct trigger_mark {
   int64_t previous = 0; // the writer's last committed mark, deleted now; 0 for none
 };
 
-// upsert_triggers, which also writes `mark`.
+// Orgs whose last batch needed the trigger statement that probes for reopen and
+// maintenance windows, and until when their batches go to it straight: the light
+// statement tried first would write nothing (storage/triggers.cpp). One per writer, so
+// no lock. A hint only: either way every event is written as the probing statement
+// would write it.
+class probe_hints {
+public:
+  bool any(const std::set<int64_t>& orgs, micros at) const;
+  void note(const std::set<int64_t>& orgs, micros until);
+
+private:
+  std::map<int64_t, micros> until_;
+};
+
+// upsert_triggers, which also writes `mark`, and learns and follows `hints`.
 std::vector<upsert_result> upsert_triggers(connection& c,
                                            const std::vector<trigger_event>& events,
-                                           const trigger_mark& mark);
+                                           const trigger_mark& mark, probe_hints& hints);
 
 // The connection broke while `events` were written with `mark`: did they commit? The
 // mark is fenced first, so that a write still in flight on the old connection can no

@@ -1,6 +1,7 @@
 // storage::upsert_triggers: a batch written in one statement answers every event as if
 // the events had been written one after the other.
 #include "storage/incidents.hpp"
+#include "storage/maintenance.hpp"
 #include "support/policies.hpp"
 #include "support/test_database.hpp"
 
@@ -162,4 +163,60 @@ TEST_CASE_METHOD(batch_fixture, "text that needs JSON escaping arrives intact") 
   REQUIRE(results[0].created);
   CHECK(results[0].held.incident.dedup_key == key);
   CHECK(results[0].held.incident.title == "title of " + key);
+}
+
+// The light statement skips the reopen and maintenance probes (storage/triggers.cpp): it
+// must leave every batch that needs them to the full statement.
+TEST_CASE_METHOD(
+    batch_fixture,
+    "a maintenance window yet to end sends the org's batches to the probes") {
+  auto before = storage::upsert_triggers(db.sql(), {event("m1")});
+  CHECK_FALSE(before[0].held.incident.held_until);
+  protocol::maintenance_window m;
+  m.policy = "default";
+  m.start = at + 1000;
+  m.end = at + 3'600'000'000;
+  REQUIRE(storage::add_maintenance(db.sql(), org, m, at));
+  storage::probe_hints hints;
+  auto during =
+      storage::upsert_triggers(db.sql(), {event("m2"), event("m1")}, {7, at, 0}, hints);
+  REQUIRE(during[0].created);
+  CHECK(during[0].held.incident.held_until == m.end);
+  CHECK_FALSE(during[1].created);
+  CHECK(during[1].held.incident.event_count == 2);
+  // Its mark holds what the full statement wrote, as the light one's would have.
+  CHECK(db.sql()
+            .exec("SELECT cardinality(touched) || '/' || cardinality(created) "
+                  "FROM trigger_mark WHERE id = 7")
+            .str(0, 0) == "2/1");
+  // The next batches of the org go to the probes straight, for a while.
+  CHECK(hints.any({org}, at));
+  CHECK_FALSE(hints.any({org}, at + 61'000'000));
+  CHECK_FALSE(hints.any({org + 1}, at));
+}
+
+TEST_CASE_METHOD(batch_fixture,
+                 "a policy with a reopen window sends the org's batches to the probes") {
+  auto first = storage::upsert_triggers(db.sql(), {event("flap")});
+  db.sql().query("UPDATE incident SET status = 'RESOLVED', resolved_at = belay_ts($1)",
+                 at);
+  db.sql().exec("UPDATE policy SET definition = "
+                "jsonb_set(definition, '{reopenSeconds}', '600') WHERE name = 'default'");
+  auto again = storage::upsert_triggers(db.sql(), {event("other"), event("flap")});
+  CHECK(again[1].reopened);
+  CHECK(again[1].held.incident.id == first[0].held.incident.id);
+  CHECK(again[1].held.incident.reopen_count == 1);
+  CHECK(again[0].created);
+  CHECK(count("SELECT count(*) FROM incident") == 2);
+}
+
+TEST_CASE_METHOD(batch_fixture, "a batch of unknown policies alone writes nothing") {
+  storage::probe_hints hints;
+  auto r = storage::upsert_triggers(db.sql(), {event("u", "no-such-policy")}, {9, at, 0},
+                                    hints);
+  CHECK(r[0].code == reply_code::unknown_policy);
+  CHECK(count("SELECT count(*) FROM incident") == 0);
+  // The full statement wrote the batch's mark, with nothing in it, and left no hint.
+  CHECK(count("SELECT count(*) FROM trigger_mark WHERE id = 9 AND touched = '{}'") == 1);
+  CHECK_FALSE(hints.any({org}, at));
 }
