@@ -48,8 +48,10 @@ struct trigger_event {
 // events of one dedup key become one row (the first may create the incident, the rest
 // count as duplicates) and every event still gets its own timeline entry and its own
 // result. A key whose events name different policies takes a second statement, so an
-// unknown policy answers just its own events. Runs in the caller's transaction, if any,
-// else atomically on its own.
+// unknown policy answers just its own events. The statement is the light one, which
+// skips the reopen and maintenance probes, unless an org of the batch needs them: then
+// the light one writes nothing and the full one follows (storage/triggers.cpp). Runs in
+// the caller's transaction, if any, else atomically on its own.
 std::vector<upsert_result> upsert_triggers(connection& c,
                                            const std::vector<trigger_event>& events);
 
