@@ -12,6 +12,7 @@
 //   {"deliveries":…,"claims":…,"outcomes":…,"elapsedS":…,"deliveriesPerS":…}
 
 #include "actors/storage.hpp"
+#include "bench/floor.hpp"
 #include "storage/db.hpp"
 #include "storage/deliveries.hpp"
 
@@ -23,7 +24,6 @@
 #include <iostream>
 #include <map>
 #include <string>
-#include <thread>
 #include <vector>
 
 namespace {
@@ -44,13 +44,7 @@ const char* usage = "usage: belay_delivery_floor --database-url URL [--channel N
 
 options parse(int argc, char** argv) {
   options o;
-  std::map<std::string, std::string> flags;
-  for (int i = 1; i + 1 < argc; i += 2)
-    flags[argv[i]] = argv[i + 1];
-  if (argc % 2 == 0 || !flags.count("--database-url")) {
-    std::cerr << usage;
-    std::exit(2);
-  }
+  auto flags = bench::flags_or_exit(argc, argv, usage, {"--database-url"});
   o.url = flags["--database-url"];
   if (flags.count("--channel"))
     o.channel = flags["--channel"];
@@ -71,11 +65,6 @@ options parse(int argc, char** argv) {
   return o;
 }
 
-micros wall_now() {
-  using namespace std::chrono;
-  return duration_cast<microseconds>(system_clock::now().time_since_epoch()).count();
-}
-
 struct tally {
   std::atomic<int64_t> deliveries{0}, claims{0}, outcomes{0};
 };
@@ -85,7 +74,7 @@ void drain(const options& o, int64_t org_id, tally& t) {
   storage::connection c{o.url};
   const std::string node = "delivery-floor";
   for (;;) {
-    auto now = wall_now();
+    auto now = bench::wall_now();
     storage::claim_request req;
     req.org_id = org_id;
     req.channel = o.channel;
@@ -108,7 +97,7 @@ void drain(const options& o, int64_t org_id, tally& t) {
       e.node = node;
       e.attempts = d.delivery.attempts;
       e.status = "SENT";
-      e.at = wall_now();
+      e.at = bench::wall_now();
       sent.push_back(std::move(e));
     }
     for (auto& r : storage::record_outcomes(c, sent))
@@ -125,27 +114,11 @@ void drain(const options& o, int64_t org_id, tally& t) {
 int main(int argc, char** argv) {
   auto o = parse(argc, argv);
   try {
-    storage::connection c{o.url};
-    auto r = c.query(std::string{"SELECT id FROM org WHERE name = $1"}, o.org);
-    if (r.rows() != 1)
-      throw std::runtime_error("no org '" + o.org + "' (provision the database first)");
-    auto org_id = r.int64(0, 0);
+    auto org_id = bench::org_id(o.url, o.org);
     tally t;
-    std::atomic<bool> failed{false};
     auto start = steady::now();
-    std::vector<std::thread> threads;
-    for (int i = 0; i < o.threads; ++i)
-      threads.emplace_back([&] {
-        try {
-          drain(o, org_id, t);
-        } catch (const std::exception& e) {
-          std::cerr << "belay_delivery_floor: " << e.what() << "\n";
-          failed = true;
-        }
-      });
-    for (auto& th : threads)
-      th.join();
-    if (failed)
+    if (!bench::run_workers(o.threads, "belay_delivery_floor",
+                            [&](int) { drain(o, org_id, t); }))
       return 1;
     double elapsed = std::chrono::duration<double>(steady::now() - start).count();
     std::printf(

@@ -12,6 +12,7 @@
 // Prints one JSON line: {"events":…,"statements":…,"elapsedS":…,"eventsPerS":…}.
 
 #include "actors/storage.hpp"
+#include "bench/floor.hpp"
 #include "storage/db.hpp"
 #include "storage/incidents.hpp"
 
@@ -23,7 +24,6 @@
 #include <iostream>
 #include <map>
 #include <string>
-#include <thread>
 #include <vector>
 
 namespace {
@@ -50,13 +50,7 @@ const char* usage = "usage: belay_storage_floor --database-url URL --mode new|du
 
 options parse(int argc, char** argv) {
   options o;
-  std::map<std::string, std::string> flags;
-  for (int i = 1; i + 1 < argc; i += 2)
-    flags[argv[i]] = argv[i + 1];
-  if (argc % 2 == 0 || !flags.count("--database-url") || !flags.count("--mode")) {
-    std::cerr << usage;
-    std::exit(2);
-  }
+  auto flags = bench::flags_or_exit(argc, argv, usage, {"--database-url", "--mode"});
   o.url = flags["--database-url"];
   o.mode = flags["--mode"];
   if (flags.count("--seconds"))
@@ -81,11 +75,6 @@ options parse(int argc, char** argv) {
   return o;
 }
 
-micros wall_now() {
-  using namespace std::chrono;
-  return duration_cast<microseconds>(system_clock::now().time_since_epoch()).count();
-}
-
 // The event bench/wrk_new.lua or wrk_dup.lua would send, as the HTTP handler makes it.
 storage::trigger_event event(const options& o, int64_t org_id, const std::string& key) {
   storage::trigger_event e;
@@ -95,7 +84,7 @@ storage::trigger_event event(const options& o, int64_t org_id, const std::string
   e.cmd.policy = o.policy;
   e.cmd.payload_json = R"({"dedupKey":")" + key + R"(","title":"bench )" + key +
                        R"(","policy":")" + o.policy + R"(","severity":"critical"})";
-  e.at = wall_now();
+  e.at = bench::wall_now();
   e.owner = {"storage-floor", e.at + 30'000'000};
   return e;
 }
@@ -132,29 +121,14 @@ void work(const options& o, int64_t org_id, int id, steady::time_point deadline,
 int main(int argc, char** argv) {
   auto o = parse(argc, argv);
   try {
-    storage::connection c{o.url};
-    auto r = c.query(std::string{"SELECT id FROM org WHERE name = $1"}, o.org);
-    if (r.rows() != 1)
-      throw std::runtime_error("no org '" + o.org + "' (provision the database first)");
-    auto org_id = r.int64(0, 0);
+    auto org_id = bench::org_id(o.url, o.org);
     std::atomic<int64_t> events{0}, statements{0};
-    std::atomic<bool> failed{false};
     auto start = steady::now();
     auto deadline = start + std::chrono::duration_cast<steady::duration>(
                                 std::chrono::duration<double>(o.seconds));
-    std::vector<std::thread> threads;
-    for (int i = 0; i < o.threads; ++i)
-      threads.emplace_back([&, i] {
-        try {
+    if (!bench::run_workers(o.threads, "belay_storage_floor", [&](int i) {
           work(o, org_id, i, deadline, events, statements);
-        } catch (const std::exception& e) {
-          std::cerr << "belay_storage_floor: " << e.what() << "\n";
-          failed = true;
-        }
-      });
-    for (auto& t : threads)
-      t.join();
-    if (failed)
+        }))
       return 1;
     double elapsed = std::chrono::duration<double>(steady::now() - start).count();
     std::printf(
