@@ -81,12 +81,17 @@ def storage_floor(mode):
     return eps, cpu
 
 
-def ceiling(store_eps, store_cpu):
-    """Events/s if belay's own work cost nothing: each event still costs the HTTP floor's CPU
-    per request plus the storage floor's CPU per event, on the same cores."""
-    if None in (http, http_cpu, store_eps, store_cpu) or 0 in (http, store_eps):
+def on_same_cores(*floors):
+    """The rate if belay's own work cost nothing: each item still costs every floor's CPU per
+    item (cores busy / items per second), all on the same cores. floors: (rate, cores) pairs."""
+    if any(None in f or f[0] == 0 for f in floors):
         return None
-    return cores / (http_cpu / http + store_cpu / store_eps)
+    return cores / sum(cpu / rate for rate, cpu in floors)
+
+
+def ceiling(store_eps, store_cpu):
+    """Events/s: the HTTP floor's CPU per request plus the storage floor's per event."""
+    return on_same_cores((http, http_cpu), (store_eps, store_cpu))
 
 
 def floor_rows(scenario, v, mode):
@@ -219,10 +224,10 @@ if present("delivery"):
         row("delivery", "deliveries/s vs delivery floor (context)", fmt(v),
             f"belay's claim and outcome statements alone {fmt(f_eps)} ({fmt(f_cpu)} cores busy)",
             ratio(v, f_eps), data={"belay": v, "deliveryFloor": f_eps, "cores": f_cpu})
-    if None not in (f_eps, f_cpu, k_eps, k_cpu) and 0 not in (f_eps, k_eps):
-        # As the ingest ceiling: each delivery still costs the delivery floor's CPU per row
-        # plus one request's CPU at the sink (with wrk as the client), on the same cores.
-        c = cores / (f_cpu / f_eps + k_cpu / k_eps)
+    # As the ingest ceiling: each delivery still costs the delivery floor's CPU per row plus
+    # one request's CPU at the sink (with wrk as the client), on the same cores.
+    c = on_same_cores((f_eps, f_cpu), (k_eps, k_cpu))
+    if c is not None:
         r = ratio(v, c)
         row("delivery", "deliveries/s vs ceiling: delivery floor + sink floor on the same cores",
             fmt(v), f"ceiling {fmt(c)} (sink floor {fmt(k_eps)} pages/s, {fmt(k_cpu)} cores)", r,
