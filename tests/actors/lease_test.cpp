@@ -6,6 +6,7 @@
 #include "support/test_node.hpp"
 
 #include <catch2/catch.hpp>
+#include <map>
 
 using namespace belay;
 using namespace std::chrono_literals;
@@ -18,6 +19,9 @@ using test::one_second;
 struct lease_fixture : test::ladder_fixture {
   std::string owner(int64_t id) {
     return db.sql().query("SELECT owner FROM incident WHERE id = $1", id).str(0, 0);
+  }
+  std::string version_of(int64_t id) {
+    return db.sql().query("SELECT xmin::text FROM incident WHERE id = $1", id).str(0, 0);
   }
   static size_t held(test::test_node& node) {
     return node.ask<registry_stats>(node.n.registry, atom::stats_v).held;
@@ -105,10 +109,21 @@ TEST_CASE_METHOD(
         open.push_back(id);
     }
   } // node-a stops and starts again, with pages of 3: 3, 3, then an empty one
+  // Its own rows are read, not rewritten (a row's xmin is the transaction that wrote
+  // it); an unowned one is taken.
+  db.sql().query("UPDATE incident SET owner = NULL WHERE id = $1", open.front());
+  std::map<int64_t, std::string> written_by;
+  for (auto id : open)
+    written_by[id] = version_of(id);
   test::test_node again{db, t0 + one_second, "node-a",
                         [](node_options& o) { o.adopt_page_size = 3; }};
   CHECK(again.adopt() == open.size());
   CHECK(held(again) == open.size());
+  CHECK(owner(open.front()) == "node-a");
+  CHECK(version_of(open.front()) != written_by[open.front()]);
+  for (auto id : open)
+    if (id != open.front())
+      CHECK(version_of(id) == written_by[id]);
   again.advance(300s);
   for (auto id : open)
     CHECK(deliveries(id, t0) == fired{{0, 0, 0}, {1, 0, 300}});
