@@ -12,6 +12,7 @@
 #include <caf/actor_addr.hpp>
 #include <map>
 #include <set>
+#include <vector>
 
 namespace belay {
 
@@ -29,6 +30,10 @@ struct registry_state {
   std::set<int64_t> reopened;
   registry_stats stats;
   bool stopping = false;
+  // While stopping: the actors to tell, in order, and the next one to tell.
+  std::vector<incident_actor> to_exit;
+  size_t exit_next = 0;
+  caf::error exit_reason;
   bool renewing = false;         // the lease renewal runs from the first adoption on
   micros retained_at = 0;        // the last sweep that ran a retention pass
   std::shared_ptr<const deps> d; // shared with every incident actor it spawns
