@@ -64,6 +64,8 @@ void count_transition(const transition_command& cmd, const transition_reply& r) 
 // An incident actor died without resolving its incident: start it again from the
 // row, so its ladder resumes where the database says it stands.
 void respawn(self_ptr self, int64_t org, int64_t id) {
+  if (self->state.stopping) // storage is stopping too: nothing new starts
+    return;
   // By id the incident's shard is unknown; any worker of the lane will do for a read.
   self->request(self->state.d->storage, self->state.d->request_timeout, atom::load_v,
                 static_cast<uint64_t>(id), org, id)
@@ -75,7 +77,7 @@ void respawn(self_ptr self, int64_t org, int64_t id) {
             }
           },
           [self, org, id](caf::error& err) {
-            if (self->state.stopping) // storage is stopping too
+            if (self->state.stopping) // failed because storage stopped
               return;
             spdlog::error("registry: cannot respawn incident {}: {}", id, to_string(err));
             self->delayed_send(self, self->state.d->db_retry, atom::load_v, org, id);
@@ -182,6 +184,8 @@ caf::timespan renewal_interval(self_ptr self) {
 // Every third of the lease: renew it, and take over the incidents of nodes whose leases
 // lapsed (DESIGN.md section 9), so a node that dies still has its ladders run (G5).
 void renew(self_ptr self) {
+  if (self->state.stopping) // storage is stopping too: nothing new starts
+    return;
   self->request(self->state.d->storage, self->state.d->request_timeout, atom::renew_v,
                 owner(self), now(self))
       .then(
@@ -197,7 +201,7 @@ void renew(self_ptr self) {
             self->delayed_send(self, renewal_interval(self), atom::renew_v);
           },
           [self](caf::error& err) {
-            if (self->state.stopping) // storage is stopping too
+            if (self->state.stopping) // failed because storage stopped
               return;
             spdlog::error("registry: cannot renew this node's lease: {}", to_string(err));
             self->delayed_send(self, self->state.d->db_retry, atom::renew_v);
@@ -217,6 +221,8 @@ constexpr int retention_batch = 500;
 // incidents; adoption at start and lease takeover see only some of them. A step is
 // overdue once due for a whole sweep period: a live actor fires it long before.
 void sweep(self_ptr self) {
+  if (self->state.stopping) // storage is stopping too: nothing new starts
+    return;
   auto& d = *self->state.d;
   auto period = seconds(d.orphan_sweep_seconds);
   auto at = now(self);
@@ -248,7 +254,7 @@ void sweep(self_ptr self) {
             self->delayed_send(self, period, atom::sweep_v);
           },
           [self, period](caf::error& err) {
-            if (self->state.stopping) // storage is stopping too
+            if (self->state.stopping) // failed because storage stopped
               return;
             spdlog::error("registry: the orphan sweep failed: {}", to_string(err));
             self->delayed_send(self, period, atom::sweep_v);
@@ -394,19 +400,9 @@ registry(registry_actor::stateful_pointer<registry_state> self, deps d) {
       },
       // The listener was deaf for a while: catch up on every held incident.
       [self](atom::catch_up) { tell_settled(self, held_keys(self)); },
-      // Timers: none starts anything once the node is stopping.
-      [self](atom::renew) {
-        if (!self->state.stopping)
-          renew(self);
-      },
-      [self](atom::sweep) {
-        if (!self->state.stopping)
-          sweep(self);
-      },
-      [self](atom::load, int64_t org, int64_t id) {
-        if (!self->state.stopping)
-          respawn(self, org, id);
-      },
+      [self](atom::renew) { renew(self); },
+      [self](atom::sweep) { sweep(self); },
+      [self](atom::load, int64_t org, int64_t id) { respawn(self, org, id); },
       [self](atom::views, int64_t org) {
         std::vector<incident_actor> of_org;
         for (auto& [id, held] : self->state.by_id)

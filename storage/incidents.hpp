@@ -156,9 +156,10 @@ struct adopted {
 };
 
 // Renews `page.owner`'s lease (taking over the incidents of nodes whose leases lapsed),
-// then takes ownership of the page's non-resolved incidents that are unowned, ours, or
-// whose owner's lease lapsed, and returns them all for their actors to be spawned. A
-// node whose lease holds keeps its incidents, however old their own leases.
+// then takes ownership of the page's non-resolved incidents that are unowned or whose
+// owner's lease lapsed, reads those it owns already without rewriting them, and returns
+// them all for their actors to be spawned. A node whose lease holds keeps its
+// incidents, however old their own leases.
 adopted adopt_unresolved(connection& c, const adoption_page& page);
 
 // A node's lease (DESIGN.md section 9): one row per node, which the node renews well
