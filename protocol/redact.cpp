@@ -103,14 +103,35 @@ private:
 } // namespace
 
 bool is_secret_field(std::string_view name) {
-  std::string folded;
-  folded.reserve(name.size());
+  // Every member name of every stored payload comes here: folded on the stack and
+  // matched only where a word could start, not with a find per word over a heap copy
+  // (those were 4,500 instructions of an event's 196,000, callgrind).
+  char buffer[64];
+  std::string long_name;
+  char* folded = buffer;
+  if (name.size() > sizeof buffer) {
+    long_name.resize(name.size());
+    folded = long_name.data();
+  }
+  std::size_t n = 0;
   for (char c : name)
     if (c != '-' && c != '_')
-      folded += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  for (auto word : secret_words)
-    if (folded.find(word) != std::string::npos)
-      return true;
+      folded[n++] = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string_view text{folded, n};
+  static const auto starts_a_word = [] {
+    std::array<bool, 256> starts{};
+    for (auto word : secret_words)
+      starts[static_cast<unsigned char>(word[0])] = true;
+    return starts;
+  }();
+  for (std::size_t at = 0; at < text.size(); ++at) {
+    if (!starts_a_word[static_cast<unsigned char>(text[at])])
+      continue;
+    auto rest = text.substr(at);
+    for (auto word : secret_words)
+      if (rest.substr(0, word.size()) == word)
+        return true;
+  }
   return false;
 }
 

@@ -24,6 +24,21 @@ TEST_CASE("rfc3339 renders instants before the epoch") {
   CHECK(rfc3339(-14'182'940'000'000) == "1969-07-20T20:17:40.000Z");
 }
 
+TEST_CASE("rfc3339 and parse_rfc3339 agree on every field from year 0 to 9999") {
+  using belay::protocol::parse_rfc3339;
+  // Steps of a prime number of milliseconds land on every digit of every field.
+  constexpr int64_t first = -62'167'219'200'000'000, last = 253'402'300'799'999'000;
+  for (int64_t t = first; t <= last; t += 7'919'000'003'000) {
+    auto text = rfc3339(t);
+    INFO(text);
+    REQUIRE(text.size() == 24);
+    CHECK(parse_rfc3339(text) == t);
+  }
+  CHECK(rfc3339(first) == "0000-01-01T00:00:00.000Z");
+  CHECK(rfc3339(last) == "9999-12-31T23:59:59.999Z");
+  CHECK(rfc3339(last + 1000) == "10000-01-01T00:00:00.000Z");
+}
+
 TEST_CASE("RFC 3339 times are read in UTC, with offsets and fractions") {
   using belay::protocol::parse_rfc3339;
   CHECK(parse_rfc3339("1970-01-01T00:00:00Z") == 0);
