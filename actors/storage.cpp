@@ -129,8 +129,8 @@ struct storage_worker_state {
   bool flush_pending = false;
   std::optional<trigger_owner> owner; // workers of the incident lane only
   std::mt19937_64 mark_ids{std::random_device{}()};
-  int64_t last_mark = 0;       // the mark of the last trigger write that committed
-  storage::probe_hints probes; // orgs whose triggers need reopen or maintenance probes
+  int64_t last_mark = 0;        // the mark of the last trigger write that committed
+  storage::trigger_hints hints; // which trigger statement to try first
 };
 
 using worker_ptr = storage_worker_actor::stateful_pointer<storage_worker_state>;
@@ -257,7 +257,7 @@ void run_each_alone(worker_ptr self, trigger_queue& q) {
       auto mark = next_mark(self, one);
       try {
         one.results = storage::upsert_triggers(connection(self), one.items, mark,
-                                               self->state.probes);
+                                               self->state.hints);
       } catch (const storage::db_error& e) {
         spdlog::warn("storage: {}", e.what());
         bool lost = connection_lost(self);
@@ -299,7 +299,7 @@ void run_batch(worker_ptr self, batch& b) {
       c.exec("BEGIN");
     if (b.triggers.size() > 0)
       b.triggers.results =
-          storage::upsert_triggers(c, b.triggers.items, mark, self->state.probes);
+          storage::upsert_triggers(c, b.triggers.items, mark, self->state.hints);
     b.fires.write(c, storage::fire_steps);
     b.outcomes.write(c, storage::record_outcomes);
     for (auto& job : b.jobs)

@@ -23,6 +23,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <map>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -89,8 +90,9 @@ storage::trigger_event event(const options& o, int64_t org_id, const std::string
   return e;
 }
 
-// One worker: batches until the deadline. A dup worker keeps to its own share of the hot
-// keys, as belay's shards do, so two workers never wait on each other's rows.
+// One worker: batches until the deadline, each with its mark and the worker's hints, as
+// a storage worker writes them (actors/storage.cpp). A dup worker keeps to its own share
+// of the hot keys, as belay's shards do, so two workers never wait on each other's rows.
 void work(const options& o, int64_t org_id, int id, steady::time_point deadline,
           std::atomic<int64_t>& events, std::atomic<int64_t>& statements) {
   storage::connection c{o.url};
@@ -98,6 +100,9 @@ void work(const options& o, int64_t org_id, int id, steady::time_point deadline,
   int64_t keys_each =
       std::max(1, hot_keys / o.threads); // this worker's: id, id + threads, …
   int64_t n = 0;
+  storage::trigger_hints hints;
+  std::mt19937_64 mark_ids{std::random_device{}()};
+  int64_t last_mark = 0;
   while (steady::now() < deadline) {
     std::vector<storage::trigger_event> b;
     for (size_t i = 0; i < batch; ++i, ++n) {
@@ -107,10 +112,13 @@ void work(const options& o, int64_t org_id, int id, steady::time_point deadline,
               : o.prefix + "-hot-" + std::to_string(id + o.threads * (n % keys_each));
       b.push_back(event(o, org_id, key));
     }
-    for (auto& r : storage::upsert_triggers(c, b))
+    storage::trigger_mark mark{static_cast<int64_t>(mark_ids() >> 1) | 1, b.front().at,
+                               last_mark};
+    for (auto& r : storage::upsert_triggers(c, b, mark, hints))
       if (r.code != reply_code::ok)
         throw std::runtime_error("a trigger was not written (is policy '" + o.policy +
                                  "' provisioned?)");
+    last_mark = mark.id;
     events += static_cast<int64_t>(b.size());
     ++statements;
   }

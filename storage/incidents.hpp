@@ -63,24 +63,37 @@ struct trigger_mark {
   int64_t previous = 0; // the writer's last committed mark, deleted now; 0 for none
 };
 
-// Orgs whose last batch needed the trigger statement that probes for reopen and
-// maintenance windows, and until when their batches go to it straight: the light
-// statement tried first would write nothing (storage/triggers.cpp). One per writer, so
-// no lock. A hint only: either way every event is written as the probing statement
-// would write it.
-class probe_hints {
+// What a writer learned from its last batches, to pick the cheapest trigger statement
+// that writes the next one as the others would (storage/triggers.cpp): the keys whose
+// incident it last saw open (the duplicate statement, a plain UPDATE), and the orgs whose
+// batches need the statement that probes for reopen and maintenance windows, until when
+// (the light statement tried first would write nothing). One per writer, so no lock.
+// Hints only: a wrong one costs a statement, and every event is still written as the
+// probing statement would write it.
+class trigger_hints {
 public:
-  bool any(const std::set<int64_t>& orgs, micros at) const;
-  void note(const std::set<int64_t>& orgs, micros until);
+  bool probes_needed(const std::set<int64_t>& orgs, micros at) const;
+  void need_probes(const std::set<int64_t>& orgs, micros until);
+
+  bool open(int64_t org_id, const std::string& dedup_key) const;
+  void saw_open(int64_t org_id, const std::string& dedup_key);
+  void forget_open(int64_t org_id, const std::string& dedup_key);
+
+  // Batches the duplicate statement wrote, and those it was tried for and could not
+  // (a key's incident was resolved, or is shadow and met a live event).
+  int64_t duplicate_statements = 0;
+  int64_t duplicate_misses = 0;
 
 private:
-  std::map<int64_t, micros> until_;
+  std::map<int64_t, micros> probes_until_;
+  std::set<std::pair<int64_t, std::string>> open_;
 };
 
 // upsert_triggers, which also writes `mark`, and learns and follows `hints`.
 std::vector<upsert_result> upsert_triggers(connection& c,
                                            const std::vector<trigger_event>& events,
-                                           const trigger_mark& mark, probe_hints& hints);
+                                           const trigger_mark& mark,
+                                           trigger_hints& hints);
 
 // The connection broke while `events` were written with `mark`: did they commit? The
 // mark is fenced first, so that a write still in flight on the old connection can no

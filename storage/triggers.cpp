@@ -144,6 +144,30 @@ const std::string note_sql = R"sql(, note AS (
 )
 )sql";
 
+// The duplicate statement (migration 0022): for a batch whose keys all have an open
+// incident, as far as the writer's hints know, a plain UPDATE does what the upsert's
+// ON CONFLICT branch would, without the insert, the ladder and the probes that only a
+// new or reopened incident needs. A key it cannot update as the upsert would (no open
+// incident, an unknown policy, a live event for a shadow incident, which must go live
+// through the upsert) makes belay_all_updated raise, and nothing commits. The keys are
+// locked in the upsert's order, so that two writers of the same keys wait rather than
+// deadlock.
+const std::string duplicate_sql = R"sql(, up AS (
+  UPDATE incident i SET event_count = i.event_count + cardinality(d.d_ats),
+    last_seen_at = belay_ts(d.d_ats[cardinality(d.d_ats)]),
+    evidence = belay_keep_last(i.evidence || d.d_evidence, 5)
+  FROM (SELECT g.org_id AS d_org, g.dedup_key AS d_key, g.ats AS d_ats,
+               g.evidence AS d_evidence, g.shadow AS d_shadow
+        FROM g WHERE EXISTS (SELECT 1 FROM policy p
+                             WHERE p.org_id = g.org_id AND p.name = g.policy)
+        ORDER BY g.org_id, g.dedup_key) d
+  WHERE i.org_id = d.d_org AND i.dedup_key = d.d_key AND i.status <> 'RESOLVED'
+    AND (d.d_shadow OR NOT i.shadow)
+  RETURNING )sql" BELAY_INCIDENT_COLUMNS_BUT_LADDER R"sql(,
+    NULL::text, false AS inserted, false AS reopened
+), written AS (SELECT * FROM up)
+)sql";
+
 const std::string full_upsert_sql = input_sql + reopen_sql + insert_head_sql +
                                     insert_probing_sql + insert_tail_sql +
                                     ", written AS (SELECT * FROM up UNION ALL "
@@ -196,6 +220,19 @@ const std::string& upsert_statement(bool light, mark_write mark) {
        make(true, mark_write::append)}};
   return statements[light ? 1 : 0][static_cast<int>(mark)];
 }
+
+// The duplicate statement writes a batch's only statement, and so its mark.
+const std::string duplicate_statement =
+    input_sql + duplicate_sql + note_sql + insert_mark_sql(false) +
+    "SELECT * FROM written WHERE belay_all_updated((SELECT count(*) FROM written), "
+    "(SELECT count(*) FROM g))";
+
+// belay_all_updated's error: the batch is written again by the upsert.
+constexpr const char* not_all_updated = "BLY01";
+constexpr const char* deadlock_detected = "40P01";
+
+// How many open keys a writer's hints remember; past it they start again.
+constexpr size_t open_keys_kept = 16'384;
 
 // How long an org whose batch needed the probes goes straight to them.
 constexpr micros probe_hint_lasts = 60'000'000;
@@ -365,7 +402,7 @@ statements_of(const std::vector<trigger_event>& events) {
 // when `hints` say so, by the full one.
 void upsert_groups(connection& c, const std::vector<trigger_event>& events,
                    const std::vector<key_group>& groups, std::vector<upsert_result>& out,
-                   mark_write write, const trigger_mark& mark, probe_hints* hints) {
+                   mark_write write, const trigger_mark& mark, trigger_hints* hints) {
   auto rows =
       json_rows(groups, [&](auto& w, const key_group& g) { group_json(w, events, g); });
   // Every part of either statement reaches its rows by key (the open key's unique index,
@@ -381,21 +418,55 @@ void upsert_groups(connection& c, const std::vector<trigger_event>& events,
   for (auto& g : groups)
     orgs.insert(events[g.events.front()].cmd.org_id);
   auto at = events[groups.front().events.front()].at;
-  if (!hints || !hints->any(orgs, at)) {
+  if (!hints || !hints->probes_needed(orgs, at)) {
     auto written = run(true);
     if (!written.empty())
       return answer_groups(events, groups, written, out);
   }
   auto written = run(false);
   if (hints && !written.empty()) // else no key named a policy: nothing to learn
-    hints->note(orgs, at + probe_hint_lasts);
+    hints->need_probes(orgs, at + probe_hint_lasts);
   answer_groups(events, groups, written, out);
 }
 
+// Writes `groups` by the duplicate statement when `hints` know every key open, and
+// fills in their results; false when it wrote nothing (the upsert must). Only for a
+// batch's one statement outside a transaction: its error must abort nothing else.
+bool update_duplicates(connection& c, const std::vector<trigger_event>& events,
+                       const std::vector<key_group>& groups,
+                       std::vector<upsert_result>& out, const trigger_mark& mark,
+                       trigger_hints& hints) {
+  auto key_of = [&](const key_group& g) -> const trigger_command& {
+    return events[g.events.front()].cmd;
+  };
+  for (auto& g : groups)
+    if (!hints.open(key_of(g).org_id, key_of(g).dedup_key))
+      return false;
+  auto rows =
+      json_rows(groups, [&](auto& w, const key_group& g) { group_json(w, events, g); });
+  try {
+    auto written = rows_by_key(
+        c.query_by_key(duplicate_statement, rows, mark.id, mark.at, mark.previous));
+    ++hints.duplicate_statements;
+    answer_groups(events, groups, written, out);
+    return true;
+  } catch (const db_error& e) {
+    if (e.sqlstate != not_all_updated && e.sqlstate != deadlock_detected)
+      throw;
+    ++hints.duplicate_misses;
+    for (auto& g : groups) // the upsert learns them again
+      hints.forget_open(key_of(g).org_id, key_of(g).dedup_key);
+    return false;
+  }
+}
+
 std::vector<upsert_result> upsert(connection& c, const std::vector<trigger_event>& events,
-                                  const trigger_mark* mark, probe_hints* hints) {
+                                  const trigger_mark* mark, trigger_hints* hints) {
   auto statements = statements_of(events);
   std::vector<upsert_result> out(events.size());
+  if (hints && mark && statements.size() == 1 && !c.in_transaction() &&
+      update_duplicates(c, events, statements.front(), out, *mark, *hints))
+    return out;
   auto run = [&] {
     for (size_t s = 0; s < statements.size(); ++s) {
       auto write = !mark    ? mark_write::none
@@ -410,6 +481,10 @@ std::vector<upsert_result> upsert(connection& c, const std::vector<trigger_event
     transaction(c, run);
   else
     run();
+  if (hints)
+    for (size_t i = 0; i < events.size(); ++i)
+      if (out[i].code == reply_code::ok)
+        hints->saw_open(events[i].cmd.org_id, events[i].cmd.dedup_key);
   return out;
 }
 
@@ -430,20 +505,35 @@ std::vector<upsert_result> upsert_triggers(connection& c,
 
 std::vector<upsert_result> upsert_triggers(connection& c,
                                            const std::vector<trigger_event>& events,
-                                           const trigger_mark& mark, probe_hints& hints) {
+                                           const trigger_mark& mark,
+                                           trigger_hints& hints) {
   return upsert(c, events, &mark, &hints);
 }
 
-bool probe_hints::any(const std::set<int64_t>& orgs, micros at) const {
+bool trigger_hints::probes_needed(const std::set<int64_t>& orgs, micros at) const {
   for (auto org : orgs)
-    if (auto it = until_.find(org); it != until_.end() && it->second > at)
+    if (auto it = probes_until_.find(org); it != probes_until_.end() && it->second > at)
       return true;
   return false;
 }
 
-void probe_hints::note(const std::set<int64_t>& orgs, micros until) {
+void trigger_hints::need_probes(const std::set<int64_t>& orgs, micros until) {
   for (auto org : orgs)
-    until_[org] = until;
+    probes_until_[org] = until;
+}
+
+bool trigger_hints::open(int64_t org_id, const std::string& dedup_key) const {
+  return open_.count({org_id, dedup_key}) > 0;
+}
+
+void trigger_hints::saw_open(int64_t org_id, const std::string& dedup_key) {
+  if (open_.size() >= open_keys_kept && !open(org_id, dedup_key))
+    open_.clear();
+  open_.emplace(org_id, dedup_key);
+}
+
+void trigger_hints::forget_open(int64_t org_id, const std::string& dedup_key) {
+  open_.erase({org_id, dedup_key});
 }
 
 std::optional<std::vector<upsert_result>>

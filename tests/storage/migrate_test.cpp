@@ -17,15 +17,27 @@ int64_t count(test::test_database& db, const std::string& sql) {
 TEST_CASE("migrations apply once and re-running them changes nothing") {
   test::test_database db{false};
   auto first = storage::migrate(db.sql());
-  REQUIRE(first == std::vector<std::string>{
-                       "0001_init", "0002_batched_ingest", "0003_inline_functions",
-                       "0004_timeline_unchecked", "0005_incident_fillfactor",
-                       "0006_node_lease", "0007_delivery_key", "0008_people",
-                       "0009_trigger_mark", "0010_rate_limits", "0011_retention",
-                       "0012_org_disabled", "0013_answers", "0014_status_updates",
-                       "0015_heartbeats", "0017_reopen", "0018_maintenance",
-                       "0019_changes", "0020_live_since",
-                       "0021_lighter_trigger_statement"});
+  REQUIRE(first == std::vector<std::string>{"0001_init",
+                                            "0002_batched_ingest",
+                                            "0003_inline_functions",
+                                            "0004_timeline_unchecked",
+                                            "0005_incident_fillfactor",
+                                            "0006_node_lease",
+                                            "0007_delivery_key",
+                                            "0008_people",
+                                            "0009_trigger_mark",
+                                            "0010_rate_limits",
+                                            "0011_retention",
+                                            "0012_org_disabled",
+                                            "0013_answers",
+                                            "0014_status_updates",
+                                            "0015_heartbeats",
+                                            "0017_reopen",
+                                            "0018_maintenance",
+                                            "0019_changes",
+                                            "0020_live_since",
+                                            "0021_lighter_trigger_statement",
+                                            "0022_duplicate_statement"});
   CHECK(storage::migrate(db.sql()).empty());
   CHECK(count(db, "SELECT count(*) FROM schema_migrations") ==
         static_cast<int64_t>(first.size()));
@@ -62,6 +74,14 @@ TEST_CASE("the SQL helper functions are inlined into the statements that call th
   CHECK(r.str(0, 1) == R"([[2], {"a": 3}, 4, 5, 6])");
   CHECK(db.sql().exec("SELECT belay_delivery_key(42, 1, 2, 'hook', 'a:b')").str(0, 0) ==
         "42:1:2:hook:a:b");
+  // The duplicate statement's guard: nothing commits unless it updated every key.
+  CHECK(db.sql().exec("SELECT belay_all_updated(3, 3)").boolean(0, 0));
+  try {
+    db.sql().exec("SELECT belay_all_updated(2, 3)");
+    FAIL("belay_all_updated(2, 3) did not raise");
+  } catch (const storage::db_error& e) {
+    CHECK(e.sqlstate == "BLY01");
+  }
 }
 
 TEST_CASE("two belay serve processes starting at once migrate once") {
@@ -73,7 +93,7 @@ TEST_CASE("two belay serve processes starting at once migrate once") {
   REQUIRE(a.wait_ready());
   REQUIRE(b.wait_ready());
   // Every migration once (the first test case names them all).
-  CHECK(count(db, "SELECT count(*) FROM schema_migrations") == 20);
+  CHECK(count(db, "SELECT count(*) FROM schema_migrations") == 21);
   auto applied = [](const std::string& log) {
     return log.find("applied migration 0001_init") != std::string::npos;
   };

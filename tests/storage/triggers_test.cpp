@@ -177,7 +177,7 @@ TEST_CASE_METHOD(
   m.start = at + 1000;
   m.end = at + 3'600'000'000;
   REQUIRE(storage::add_maintenance(db.sql(), org, m, at));
-  storage::probe_hints hints;
+  storage::trigger_hints hints;
   auto during =
       storage::upsert_triggers(db.sql(), {event("m2"), event("m1")}, {7, at, 0}, hints);
   REQUIRE(during[0].created);
@@ -190,9 +190,9 @@ TEST_CASE_METHOD(
                   "FROM trigger_mark WHERE id = 7")
             .str(0, 0) == "2/1");
   // The next batches of the org go to the probes straight, for a while.
-  CHECK(hints.any({org}, at));
-  CHECK_FALSE(hints.any({org}, at + 61'000'000));
-  CHECK_FALSE(hints.any({org + 1}, at));
+  CHECK(hints.probes_needed({org}, at));
+  CHECK_FALSE(hints.probes_needed({org}, at + 61'000'000));
+  CHECK_FALSE(hints.probes_needed({org + 1}, at));
 }
 
 TEST_CASE_METHOD(batch_fixture,
@@ -211,12 +211,111 @@ TEST_CASE_METHOD(batch_fixture,
 }
 
 TEST_CASE_METHOD(batch_fixture, "a batch of unknown policies alone writes nothing") {
-  storage::probe_hints hints;
+  storage::trigger_hints hints;
   auto r = storage::upsert_triggers(db.sql(), {event("u", "no-such-policy")}, {9, at, 0},
                                     hints);
   CHECK(r[0].code == reply_code::unknown_policy);
   CHECK(count("SELECT count(*) FROM incident") == 0);
   // The full statement wrote the batch's mark, with nothing in it, and left no hint.
   CHECK(count("SELECT count(*) FROM trigger_mark WHERE id = 9 AND touched = '{}'") == 1);
-  CHECK_FALSE(hints.any({org}, at));
+  CHECK_FALSE(hints.probes_needed({org}, at));
+}
+
+// The duplicate statement: a batch whose keys the writer last saw open is a plain UPDATE,
+// and writes what the upsert would have written.
+TEST_CASE_METHOD(batch_fixture,
+                 "keys known open are written by the duplicate statement, as the upsert "
+                 "writes them") {
+  storage::trigger_hints hints;
+  auto first =
+      storage::upsert_triggers(db.sql(), {event("d1"), event("d2")}, {11, at, 0}, hints);
+  REQUIRE(first[0].created);
+  CHECK(hints.duplicate_statements == 0);
+  CHECK(hints.open(org, "d1"));
+  auto again =
+      storage::upsert_triggers(db.sql(),
+                               {event("d2", "default", R"({"n":1})"), event("d1"),
+                                event("d2", "default", R"({"n":2})")},
+                               {12, at, 11}, hints);
+  CHECK(hints.duplicate_statements == 1);
+  CHECK(hints.duplicate_misses == 0);
+  for (auto& r : again) {
+    CHECK(r.code == reply_code::ok);
+    CHECK_FALSE(r.created);
+    CHECK_FALSE(r.held.ladder);
+  }
+  CHECK(again[0].held.incident.id == first[1].held.incident.id);
+  CHECK(again[0].held.incident.event_count == 2);
+  CHECK(again[2].held.incident.event_count == 3);
+  CHECK(again[1].held.incident.event_count == 2);
+  CHECK(timeline("d2") ==
+        std::vector<std::string>{"created:1", "duplicate:2", "duplicate:3"});
+  CHECK(count("SELECT event_count FROM incident WHERE dedup_key = 'd2'") == 3);
+  CHECK(db.sql()
+            .exec("SELECT evidence->-1->>'n' FROM incident WHERE dedup_key = 'd2'")
+            .str(0, 0) == "2");
+  // Its mark, and the previous one pruned, as the upsert's.
+  CHECK(db.sql()
+            .exec("SELECT cardinality(touched) || '/' || cardinality(created) "
+                  "FROM trigger_mark WHERE id = 12")
+            .str(0, 0) == "2/0");
+  CHECK(count("SELECT count(*) FROM trigger_mark WHERE id = 11") == 0);
+}
+
+TEST_CASE_METHOD(batch_fixture,
+                 "a key resolved since its writer saw it open is written by the upsert") {
+  storage::trigger_hints hints;
+  auto first =
+      storage::upsert_triggers(db.sql(), {event("r1"), event("r2")}, {21, at, 0}, hints);
+  db.sql().query("UPDATE incident SET status = 'RESOLVED', resolved_at = belay_ts($1) "
+                 "WHERE dedup_key = 'r1'",
+                 at);
+  auto again =
+      storage::upsert_triggers(db.sql(), {event("r2"), event("r1")}, {22, at, 21}, hints);
+  CHECK(hints.duplicate_misses == 1);
+  CHECK(hints.duplicate_statements == 0);
+  CHECK_FALSE(again[0].created);
+  CHECK(again[0].held.incident.event_count == 2);
+  REQUIRE(again[1].created); // a new incident, with its ladder
+  CHECK(again[1].held.ladder);
+  CHECK(again[1].held.incident.id != first[0].held.incident.id);
+  CHECK(count("SELECT count(*) FROM incident") == 3);
+  CHECK(count("SELECT event_count FROM incident WHERE dedup_key = 'r2'") == 2);
+  CHECK(db.sql()
+            .exec("SELECT cardinality(touched) || '/' || cardinality(created) "
+                  "FROM trigger_mark WHERE id = 22")
+            .str(0, 0) == "2/1");
+  // Both keys are open again: the next batch is the duplicate statement's.
+  storage::upsert_triggers(db.sql(), {event("r1"), event("r2")}, {23, at, 22}, hints);
+  CHECK(hints.duplicate_statements == 1);
+}
+
+TEST_CASE_METHOD(batch_fixture,
+                 "a live event for a shadow incident makes it live through the upsert") {
+  storage::trigger_hints hints;
+  auto shadow = event("s1");
+  shadow.cmd.shadow = true;
+  auto first = storage::upsert_triggers(db.sql(), {shadow}, {31, at, 0}, hints);
+  REQUIRE(first[0].held.incident.shadow);
+  auto still = event("s1");
+  still.cmd.shadow = true;
+  storage::upsert_triggers(db.sql(), {still}, {32, at, 31}, hints);
+  CHECK(hints.duplicate_statements == 1); // shadow on shadow stays shadow
+  auto live = storage::upsert_triggers(db.sql(), {event("s1")}, {33, at, 32}, hints);
+  CHECK(hints.duplicate_misses == 1);
+  CHECK_FALSE(live[0].held.incident.shadow);
+  CHECK(count("SELECT count(*) FROM incident WHERE shadow") == 0);
+  CHECK(count("SELECT event_count FROM incident") == 3);
+}
+
+TEST_CASE_METHOD(batch_fixture,
+                 "an open key's event naming an unknown policy writes nothing") {
+  storage::trigger_hints hints;
+  storage::upsert_triggers(db.sql(), {event("p1")}, {41, at, 0}, hints);
+  auto r = storage::upsert_triggers(db.sql(), {event("p1", "no-such-policy")},
+                                    {42, at, 41}, hints);
+  CHECK(r[0].code == reply_code::unknown_policy);
+  CHECK(hints.duplicate_misses == 1);
+  CHECK(count("SELECT event_count FROM incident WHERE dedup_key = 'p1'") == 1);
+  CHECK(timeline("p1") == std::vector<std::string>{"created:1"});
 }
