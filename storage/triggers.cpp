@@ -481,9 +481,11 @@ std::vector<upsert_result> upsert(connection& c, const std::vector<trigger_event
     transaction(c, run);
   else
     run();
+  // A key is remembered once it has a duplicate: a stream of new keys (a storm, distinct
+  // alerts) would fill the hints with keys that may never come again.
   if (hints)
     for (size_t i = 0; i < events.size(); ++i)
-      if (out[i].code == reply_code::ok)
+      if (out[i].code == reply_code::ok && !out[i].created)
         hints->saw_open(events[i].cmd.org_id, events[i].cmd.dedup_key);
   return out;
 }
@@ -522,18 +524,27 @@ void trigger_hints::need_probes(const std::set<int64_t>& orgs, micros until) {
     probes_until_[org] = until;
 }
 
+namespace {
+uint64_t open_key_hash(int64_t org_id, const std::string& dedup_key) {
+  auto h = std::hash<std::string>{}(dedup_key);
+  return h ^
+         (static_cast<uint64_t>(org_id) * 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2));
+}
+} // namespace
+
 bool trigger_hints::open(int64_t org_id, const std::string& dedup_key) const {
-  return open_.count({org_id, dedup_key}) > 0;
+  return open_.count(open_key_hash(org_id, dedup_key)) > 0;
 }
 
 void trigger_hints::saw_open(int64_t org_id, const std::string& dedup_key) {
-  if (open_.size() >= open_keys_kept && !open(org_id, dedup_key))
+  auto h = open_key_hash(org_id, dedup_key);
+  if (open_.size() >= open_keys_kept && !open_.count(h))
     open_.clear();
-  open_.emplace(org_id, dedup_key);
+  open_.insert(h);
 }
 
 void trigger_hints::forget_open(int64_t org_id, const std::string& dedup_key) {
-  open_.erase({org_id, dedup_key});
+  open_.erase(open_key_hash(org_id, dedup_key));
 }
 
 std::optional<std::vector<upsert_result>>

@@ -221,22 +221,24 @@ TEST_CASE_METHOD(batch_fixture, "a batch of unknown policies alone writes nothin
   CHECK_FALSE(hints.probes_needed({org}, at));
 }
 
-// The duplicate statement: a batch whose keys the writer last saw open is a plain UPDATE,
-// and writes what the upsert would have written.
+// The duplicate statement: a batch whose keys the writer last wrote a duplicate for is a
+// plain UPDATE, and writes what the upsert would have written.
 TEST_CASE_METHOD(batch_fixture,
-                 "keys known open are written by the duplicate statement, as the upsert "
-                 "writes them") {
+                 "keys with a duplicate are written by the duplicate statement, as the "
+                 "upsert writes them") {
   storage::trigger_hints hints;
   auto first =
       storage::upsert_triggers(db.sql(), {event("d1"), event("d2")}, {11, at, 0}, hints);
   REQUIRE(first[0].created);
+  CHECK_FALSE(hints.open(org, "d1")); // new keys are not remembered
+  storage::upsert_triggers(db.sql(), {event("d1"), event("d2")}, {12, at, 11}, hints);
   CHECK(hints.duplicate_statements == 0);
   CHECK(hints.open(org, "d1"));
   auto again =
       storage::upsert_triggers(db.sql(),
                                {event("d2", "default", R"({"n":1})"), event("d1"),
                                 event("d2", "default", R"({"n":2})")},
-                               {12, at, 11}, hints);
+                               {13, at, 12}, hints);
   CHECK(hints.duplicate_statements == 1);
   CHECK(hints.duplicate_misses == 0);
   for (auto& r : again) {
@@ -245,21 +247,21 @@ TEST_CASE_METHOD(batch_fixture,
     CHECK_FALSE(r.held.ladder);
   }
   CHECK(again[0].held.incident.id == first[1].held.incident.id);
-  CHECK(again[0].held.incident.event_count == 2);
-  CHECK(again[2].held.incident.event_count == 3);
-  CHECK(again[1].held.incident.event_count == 2);
-  CHECK(timeline("d2") ==
-        std::vector<std::string>{"created:1", "duplicate:2", "duplicate:3"});
-  CHECK(count("SELECT event_count FROM incident WHERE dedup_key = 'd2'") == 3);
+  CHECK(again[0].held.incident.event_count == 3);
+  CHECK(again[2].held.incident.event_count == 4);
+  CHECK(again[1].held.incident.event_count == 3);
+  CHECK(timeline("d2") == std::vector<std::string>{"created:1", "duplicate:2",
+                                                   "duplicate:3", "duplicate:4"});
+  CHECK(count("SELECT event_count FROM incident WHERE dedup_key = 'd2'") == 4);
   CHECK(db.sql()
             .exec("SELECT evidence->-1->>'n' FROM incident WHERE dedup_key = 'd2'")
             .str(0, 0) == "2");
   // Its mark, and the previous one pruned, as the upsert's.
   CHECK(db.sql()
             .exec("SELECT cardinality(touched) || '/' || cardinality(created) "
-                  "FROM trigger_mark WHERE id = 12")
+                  "FROM trigger_mark WHERE id = 13")
             .str(0, 0) == "2/0");
-  CHECK(count("SELECT count(*) FROM trigger_mark WHERE id = 11") == 0);
+  CHECK(count("SELECT count(*) FROM trigger_mark WHERE id = 12") == 0);
 }
 
 TEST_CASE_METHOD(batch_fixture,
@@ -267,55 +269,64 @@ TEST_CASE_METHOD(batch_fixture,
   storage::trigger_hints hints;
   auto first =
       storage::upsert_triggers(db.sql(), {event("r1"), event("r2")}, {21, at, 0}, hints);
+  storage::upsert_triggers(db.sql(), {event("r1"), event("r2")}, {22, at, 21}, hints);
   db.sql().query("UPDATE incident SET status = 'RESOLVED', resolved_at = belay_ts($1) "
                  "WHERE dedup_key = 'r1'",
                  at);
   auto again =
-      storage::upsert_triggers(db.sql(), {event("r2"), event("r1")}, {22, at, 21}, hints);
+      storage::upsert_triggers(db.sql(), {event("r2"), event("r1")}, {23, at, 22}, hints);
   CHECK(hints.duplicate_misses == 1);
   CHECK(hints.duplicate_statements == 0);
   CHECK_FALSE(again[0].created);
-  CHECK(again[0].held.incident.event_count == 2);
+  CHECK(again[0].held.incident.event_count == 3);
   REQUIRE(again[1].created); // a new incident, with its ladder
   CHECK(again[1].held.ladder);
   CHECK(again[1].held.incident.id != first[0].held.incident.id);
   CHECK(count("SELECT count(*) FROM incident") == 3);
-  CHECK(count("SELECT event_count FROM incident WHERE dedup_key = 'r2'") == 2);
+  CHECK(count("SELECT event_count FROM incident WHERE dedup_key = 'r2'") == 3);
   CHECK(db.sql()
             .exec("SELECT cardinality(touched) || '/' || cardinality(created) "
-                  "FROM trigger_mark WHERE id = 22")
+                  "FROM trigger_mark WHERE id = 23")
             .str(0, 0) == "2/1");
-  // Both keys are open again: the next batch is the duplicate statement's.
-  storage::upsert_triggers(db.sql(), {event("r1"), event("r2")}, {23, at, 22}, hints);
+  // Once the new incident has a duplicate too, the duplicate statement takes the keys.
+  storage::upsert_triggers(db.sql(), {event("r1"), event("r2")}, {24, at, 23}, hints);
+  storage::upsert_triggers(db.sql(), {event("r1"), event("r2")}, {25, at, 24}, hints);
   CHECK(hints.duplicate_statements == 1);
+  CHECK(count("SELECT event_count FROM incident WHERE dedup_key = 'r1' AND status = "
+              "'OPEN'") == 3);
 }
 
 TEST_CASE_METHOD(batch_fixture,
                  "a live event for a shadow incident makes it live through the upsert") {
   storage::trigger_hints hints;
-  auto shadow = event("s1");
-  shadow.cmd.shadow = true;
-  auto first = storage::upsert_triggers(db.sql(), {shadow}, {31, at, 0}, hints);
+  auto shadow = [&] {
+    auto e = event("s1");
+    e.cmd.shadow = true;
+    return e;
+  };
+  auto first = storage::upsert_triggers(db.sql(), {shadow()}, {31, at, 0}, hints);
   REQUIRE(first[0].held.incident.shadow);
-  auto still = event("s1");
-  still.cmd.shadow = true;
-  storage::upsert_triggers(db.sql(), {still}, {32, at, 31}, hints);
+  storage::upsert_triggers(db.sql(), {shadow()}, {32, at, 31}, hints);
+  auto still = storage::upsert_triggers(db.sql(), {shadow()}, {33, at, 32}, hints);
   CHECK(hints.duplicate_statements == 1); // shadow on shadow stays shadow
-  auto live = storage::upsert_triggers(db.sql(), {event("s1")}, {33, at, 32}, hints);
+  CHECK(still[0].held.incident.shadow);
+  auto live = storage::upsert_triggers(db.sql(), {event("s1")}, {34, at, 33}, hints);
   CHECK(hints.duplicate_misses == 1);
   CHECK_FALSE(live[0].held.incident.shadow);
   CHECK(count("SELECT count(*) FROM incident WHERE shadow") == 0);
-  CHECK(count("SELECT event_count FROM incident") == 3);
+  CHECK(count("SELECT event_count FROM incident") == 4);
 }
 
 TEST_CASE_METHOD(batch_fixture,
                  "an open key's event naming an unknown policy writes nothing") {
   storage::trigger_hints hints;
   storage::upsert_triggers(db.sql(), {event("p1")}, {41, at, 0}, hints);
+  storage::upsert_triggers(db.sql(), {event("p1")}, {42, at, 41}, hints);
+  REQUIRE(hints.open(org, "p1"));
   auto r = storage::upsert_triggers(db.sql(), {event("p1", "no-such-policy")},
-                                    {42, at, 41}, hints);
+                                    {43, at, 42}, hints);
   CHECK(r[0].code == reply_code::unknown_policy);
   CHECK(hints.duplicate_misses == 1);
-  CHECK(count("SELECT event_count FROM incident WHERE dedup_key = 'p1'") == 1);
-  CHECK(timeline("p1") == std::vector<std::string>{"created:1"});
+  CHECK(count("SELECT event_count FROM incident WHERE dedup_key = 'p1'") == 2);
+  CHECK(timeline("p1") == std::vector<std::string>{"created:1", "duplicate:2"});
 }
