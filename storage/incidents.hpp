@@ -81,7 +81,8 @@ public:
   void forget_open(int64_t org_id, const std::string& dedup_key);
 
   // Batches the duplicate statement wrote, and those it was tried for and could not
-  // (a key's incident was resolved, or is shadow and met a live event).
+  // (a key with no open incident or an unknown policy, a shadow incident meeting a live
+  // event, a deadlock): the upsert wrote those.
   int64_t duplicate_statements = 0;
   int64_t duplicate_misses = 0;
 

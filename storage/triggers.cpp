@@ -234,6 +234,12 @@ constexpr const char* deadlock_detected = "40P01";
 // How many open keys a writer's hints remember; past it they start again.
 constexpr size_t open_keys_kept = 16'384;
 
+uint64_t open_key_hash(int64_t org_id, const std::string& dedup_key) {
+  auto h = std::hash<std::string>{}(dedup_key);
+  return h ^
+         (static_cast<uint64_t>(org_id) * 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2));
+}
+
 // How long an org whose batch needed the probes goes straight to them.
 constexpr micros probe_hint_lasts = 60'000'000;
 
@@ -523,14 +529,6 @@ void trigger_hints::need_probes(const std::set<int64_t>& orgs, micros until) {
   for (auto org : orgs)
     probes_until_[org] = until;
 }
-
-namespace {
-uint64_t open_key_hash(int64_t org_id, const std::string& dedup_key) {
-  auto h = std::hash<std::string>{}(dedup_key);
-  return h ^
-         (static_cast<uint64_t>(org_id) * 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2));
-}
-} // namespace
 
 bool trigger_hints::open(int64_t org_id, const std::string& dedup_key) const {
   return open_.count(open_key_hash(org_id, dedup_key)) > 0;

@@ -177,3 +177,38 @@ TEST_CASE_METHOD(lost_commit_fixture,
   }
   CHECK(fences() == 1);
 }
+
+TEST_CASE_METHOD(
+    lost_commit_fixture,
+    "a batch of duplicates whose commit reply is lost counts each event once") {
+  node.adopt();
+  auto open = node.trigger(org, "lost-open").incident.id;
+  node.run();
+  node.trigger(org, "lost-open"); // a duplicate: the worker's hints now know the key
+  node.run();
+
+  // The reply lost is the duplicate statement's: the proxy passed its PREPARE first.
+  auto prepared = std::make_shared<bool>(false);
+  pg.proxy.drop_reply_after([prepared](std::string_view bytes) {
+    if (bytes.find("belay_all_updated") != std::string_view::npos)
+      *prepared = true;
+    return *prepared && bytes.find("lost-open") != std::string_view::npos &&
+           test::ends_statement(bytes);
+  });
+  auto replies = one_batch({"lost-open", "lost-open"});
+  REQUIRE(pg.proxy.drops() == 1);
+
+  for (auto& r : replies) {
+    CHECK(r.code == reply_code::ok);
+    CHECK_FALSE(r.created);
+    CHECK(r.incident.id == open);
+  }
+  CHECK(replies[1].incident.event_count == 4);
+  // Read back, not written again: 2 + 2 events, one timeline entry each.
+  CHECK(count("SELECT event_count FROM incident WHERE id = $1", open) == 4);
+  CHECK(count("SELECT count(*) FROM timeline WHERE incident_id = $1 AND kind = "
+              "'duplicate'",
+              open) == 3);
+  CHECK(held() == 1);
+  CHECK(fences() == 0);
+}
