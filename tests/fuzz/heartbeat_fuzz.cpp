@@ -6,6 +6,7 @@
 #include "protocol/heartbeat.hpp"
 
 #include <string>
+#include <utility>
 
 using namespace belay;
 using namespace belay::fuzz;
@@ -24,12 +25,11 @@ std::optional<int> exit_code(std::string_view text) {
 }
 
 std::optional<ping_kind> expected_kind(std::string_view suffix) {
-  if (suffix.empty())
-    return ping_kind::success;
-  if (suffix == "start")
-    return ping_kind::start;
-  if (suffix == "fail")
-    return ping_kind::fail;
+  const std::pair<std::string_view, ping_kind> words[] = {
+      {"", ping_kind::success}, {"start", ping_kind::start}, {"fail", ping_kind::fail}};
+  for (const auto& [word, kind] : words)
+    if (suffix == word)
+      return kind;
   if (auto code = exit_code(suffix))
     return *code == 0 ? ping_kind::success : ping_kind::fail;
   return std::nullopt;

@@ -44,17 +44,7 @@ std::string_view string_member(const rapidjson::Value& object, const char* name)
 // Whether the document holds only text PostgreSQL can store; else the parser refuses it
 // naming the string's own path, which does not start with "payload".
 bool storable(const rapidjson::Value& v) {
-  if (v.IsString())
-    return is_utf8(text_of(v)) && !has_nul(text_of(v));
-  if (v.IsArray())
-    for (const auto& element : v.GetArray())
-      if (!storable(element))
-        return false;
-  if (v.IsObject())
-    for (const auto& m : v.GetObject())
-      if (!storable(m.name) || !storable(m.value))
-        return false;
-  return true;
+  return every_string(v, [](std::string_view s) { return is_utf8(s) && !has_nul(s); });
 }
 
 void check_refusal(const protocol::error& e, std::string_view payload) {
