@@ -1,6 +1,7 @@
 #include "storage/answers.hpp"
 
 #include "storage/incident_rows.hpp"
+#include "storage/statements.hpp"
 
 namespace belay::storage {
 
@@ -87,6 +88,11 @@ std::optional<paged_incident> incident_paged(connection& c, int64_t org_id,
     return std::nullopt;
   auto person = r.str(0, incident_column_count);
   return paged_incident{read_held(r, 0).incident, person.empty() ? address : person};
+}
+
+std::vector<named_statement> answer_statements() {
+  return {{"paged_incident_by_id", paged_by_id_sql},
+          {"paged_incident_latest", latest_paged_sql}};
 }
 
 } // namespace belay::storage

@@ -1,6 +1,7 @@
 #include "storage/deliveries.hpp"
 
 #include "storage/batch.hpp"
+#include "storage/statements.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -458,6 +459,10 @@ replay_result replay_dead_letter(connection& c, int64_t org_id, int64_t dead_let
   auto exists = c.query("SELECT 1 FROM dead_letter WHERE org_id = $1 AND id = $2", org_id,
                         dead_letter_id);
   return {exists.rows() ? reply_code::conflict : reply_code::not_found, 0, {}};
+}
+
+std::vector<named_statement> delivery_statements() {
+  return {{"delivery_claim", claim_sql}, {"delivery_recheck", recheck_sql}};
 }
 
 } // namespace belay::storage

@@ -3,6 +3,7 @@
 #include "protocol/policy_json.hpp"
 #include "storage/db.hpp"
 #include "storage/incident_rows.hpp"
+#include "storage/statements.hpp"
 
 #include <mutex>
 #include <unordered_map>
@@ -392,6 +393,14 @@ size_t sweep_retention(connection& c, const orphan_sweep& sweep) {
   if (sweep.resolved_before == 0)
     return 0;
   return delete_resolved_before(c, sweep.resolved_before, sweep.retention_batch);
+}
+
+std::vector<named_statement> incident_statements() {
+  return {{"transition_ack_by_id", transition_sql(transition::ack, false)},
+          {"transition_ack_by_key", transition_sql(transition::ack, true)},
+          {"transition_resolve_by_id", transition_sql(transition::resolve, false)},
+          {"transition_resolve_by_key", transition_sql(transition::resolve, true)},
+          {"adopt_page", adopt_sql}};
 }
 
 } // namespace belay::storage

@@ -5,6 +5,7 @@
 #include "protocol/evidence.hpp"
 #include "storage/batch.hpp"
 #include "storage/incident_rows.hpp"
+#include "storage/statements.hpp"
 
 #include <map>
 #include <set>
@@ -571,6 +572,16 @@ read_back_triggers(connection& c, const std::vector<trigger_event>& events,
 
 void prune_trigger_marks(connection& c, micros before) {
   c.query(prune_sql, before);
+}
+
+std::vector<named_statement> trigger_statements() {
+  return {{"trigger_full", upsert_statement(false, mark_write::none)},
+          {"trigger_full_insert_mark", upsert_statement(false, mark_write::insert)},
+          {"trigger_full_append_mark", upsert_statement(false, mark_write::append)},
+          {"trigger_light", upsert_statement(true, mark_write::none)},
+          {"trigger_light_insert_mark", upsert_statement(true, mark_write::insert)},
+          {"trigger_light_append_mark", upsert_statement(true, mark_write::append)},
+          {"trigger_duplicate", duplicate_statement}};
 }
 
 } // namespace belay::storage
