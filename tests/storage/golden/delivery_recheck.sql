@@ -28,4 +28,5 @@ WITH c AS (
   FROM upd JOIN delivery d ON d.org_id = upd.org_id AND d.id = upd.id
   WHERE NOT upd.live AND NOT upd.paused
 )
-SELECT org_id, id, live FROM upd WHERE NOT paused
+SELECT org_id, id, live
+FROM upd WHERE NOT paused

@@ -17,8 +17,8 @@ WITH g AS (
     AND (d.d_shadow OR NOT i.shadow)
   RETURNING org_id, id, dedup_key, title, severity, status, policy, current_step, loop, event_count, belay_us(created_at), belay_us(last_seen_at), belay_us(next_fire_at), belay_us(acked_at), coalesce(acked_by, ''), belay_us(resolved_at), belay_us(exhausted_at), version, shadow, coalesce(acked_via, ''), coalesce(resolved_by, ''), coalesce(resolved_via, ''), reopen_count, coalesce(integration, ''), belay_us(held_until),
     NULL::text, false AS inserted, false AS reopened
-), written AS (SELECT * FROM up)
-, note AS (
+)
+, written AS (SELECT * FROM up), note AS (
   INSERT INTO timeline (org_id, incident_id, at, kind, detail)
   SELECT w.org_id, w.id, belay_ts(e.at),
          CASE WHEN w.inserted AND e.k = 1
@@ -39,4 +39,5 @@ WITH g AS (
 ), pruned AS (
   DELETE FROM trigger_mark WHERE id = $4::bigint
 )
-SELECT * FROM written WHERE belay_all_updated((SELECT count(*) FROM written), (SELECT count(*) FROM g))
+SELECT * FROM written
+WHERE belay_all_updated((SELECT count(*) FROM written), (SELECT count(*) FROM g))
