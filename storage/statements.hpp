@@ -31,6 +31,7 @@ std::vector<named_statement> trigger_statements();
 std::vector<named_statement> incident_statements();
 std::vector<named_statement> delivery_statements();
 std::vector<named_statement> answer_statements();
+std::vector<named_statement> provision_statements();
 std::vector<named_statement> assembled_statements();
 
 } // namespace belay::storage
