@@ -65,6 +65,14 @@ std::optional<int64_t> result::opt_int64(int row, int col) const {
   return int64(row, col);
 }
 
+int result::column(const char* name) const {
+  auto col = PQfnumber(res_.get(), name);
+  if (col < 0)
+    throw std::invalid_argument("the statement has no column '" + std::string{name} +
+                                "'");
+  return col;
+}
+
 namespace {
 
 connection_limits limits;

@@ -79,6 +79,9 @@ public:
   double float8(int row, int col) const;
   bool boolean(int row, int col) const;
   std::optional<int64_t> opt_int64(int row, int col) const;
+  // The number of the column a statement named `name` (lower case, as PostgreSQL folds
+  // an unquoted alias); throws when it has none. Look it up once per result, not per row.
+  int column(const char* name) const;
 
 private:
   static void release(pg_result* r);
