@@ -2,6 +2,7 @@
 
 #include "actors/transport/channels.hpp"
 #include "protocol/network.hpp"
+#include "protocol/text.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -343,8 +344,9 @@ send_result mail(const smtp_mail& request) {
     result.result = outcome::sent;
   } else if (t.status >= 400 && t.status < 600) {
     result.result = t.status >= 500 ? outcome::permanent : outcome::retry;
-    result.error = "SMTP " + std::to_string(t.status) + " from mail server: " +
-                   (last_refusal.empty() ? t.curl_error : one_line(last_refusal));
+    result.error =
+        "SMTP " + std::to_string(t.status) + " from mail server: " +
+        (last_refusal.empty() ? t.curl_error : protocol::one_line(last_refusal));
   } else {
     no_answer(result, t, "mail server");
   }
