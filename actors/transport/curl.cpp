@@ -1,6 +1,7 @@
 #include "actors/transport/curl.hpp"
 
 #include "actors/transport/channels.hpp"
+#include "protocol/hash.hpp"
 #include "protocol/network.hpp"
 #include "protocol/text.hpp"
 
@@ -318,6 +319,24 @@ send_result post(const http_post& request) {
   secrets.push_back(request.password);
   result.error = redact(std::move(result.error), request.url, secrets);
   return result;
+}
+
+send_result post_json(const channel_config& channel, const rendered& message,
+                      const std::string& what, bool sign) {
+  if (auto refused = refuse_scheme(channel.url, {"http", "https"}, what))
+    return *refused;
+  http_post request;
+  request.what = what;
+  request.url = channel.url;
+  request.body = message.body;
+  request.timeout_seconds = channel.timeout_seconds;
+  request.headers = {"Content-Type: application/json",
+                     "Idempotency-Key: " + header_safe(message.idempotency_key)};
+  if (sign && !channel.secret.empty())
+    request.headers.push_back("X-Belay-Signature: sha256=" +
+                              hmac_sha256_hex(channel.secret, request.body));
+  request.secrets = {channel.secret};
+  return post(request);
 }
 
 send_result mail(const smtp_mail& request) {

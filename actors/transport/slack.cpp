@@ -3,19 +3,9 @@
 
 namespace belay::transport::detail {
 
+// The webhook URL is itself the credential: post_json keeps it out of every error.
 send_result send_slack(const channel_config& channel, const rendered& message) {
-  // The webhook URL is itself the credential: it never appears in an error.
-  if (auto refused = refuse_scheme(channel.url, {"http", "https"}, "slack webhook"))
-    return *refused;
-  http_post request;
-  request.what = "slack webhook";
-  request.url = channel.url;
-  request.body = message.body;
-  request.timeout_seconds = channel.timeout_seconds;
-  request.headers = {"Content-Type: application/json",
-                     "Idempotency-Key: " + header_safe(message.idempotency_key)};
-  request.secrets = {channel.secret};
-  return post(request);
+  return post_json(channel, message, "slack webhook", false);
 }
 
 } // namespace belay::transport::detail
