@@ -1,7 +1,6 @@
 // Every transport carries the way back (DESIGN.md section 11): the answer link, Slack's
 // buttons, the SMS reply line, the call's <Gather>, as the real peers receive them.
 #include "actors/transport/transport.hpp"
-#include "protocol/answer_token.hpp"
 #include "protocol/encoding.hpp"
 #include "tests/actors/transport/fixtures.hpp"
 #include "tests/support/http_sink.hpp"
@@ -41,26 +40,6 @@ bool contains(const std::string& text, const std::string& part) {
 }
 
 } // namespace
-
-TEST_CASE("with_answer: one token per delivery, valid for 7 days from the given now") {
-  auto p = linked_page("ops-hook", "primary");
-  CHECK(p.delivery_id == 9001);
-  CHECK(p.answer_url == "https://belay.example/a/" + p.answer_token);
-  CHECK(p.voice_url ==
-        "https://belay.example/api/v1/integrations/twilio/voice?t=" + p.answer_token);
-  const auto week = protocol::answer_token_validity;
-  CHECK(protocol::verify_answer_token(links.signing_secret, p.answer_token,
-                                      paged_at + week - 1) == 9001);
-  CHECK_FALSE(protocol::verify_answer_token(links.signing_secret, p.answer_token,
-                                            paged_at + week));
-
-  page unsigned_page = sample_page("ops-hook", "primary");
-  delivery_record d;
-  d.id = 9001;
-  with_answer(unsigned_page, {"https://belay.example", ""}, d, paged_at);
-  CHECK(unsigned_page.answer_url.empty());
-  CHECK(webhook_body(unsigned_page).find("ackUrl") == std::string::npos);
-}
 
 TEST_CASE("webhook: the body carries ackUrl") {
   test::http_sink sink;
