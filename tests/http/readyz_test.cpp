@@ -44,10 +44,6 @@ struct own_cluster {
   int start() const { return test::run_lib("pg_start " + dir + " " + port); }
 };
 
-std::string trigger_body(const std::string& key) {
-  return R"({"dedupKey":")" + key + R"(","title":"t","policy":"default"})";
-}
-
 } // namespace
 
 TEST_CASE("/readyz answers 503 while the database is down and 200 once it is back") {
@@ -118,7 +114,7 @@ TEST_CASE("PostgreSQL stopped at once and restarted under a stream of triggers: 
     for (int i = 0; !done; ++i) {
       auto key = "stream-" + std::to_string(i);
       auto r = http.Post("/api/v1/incidents", {{"Authorization", "Bearer alpha-key"}},
-                         trigger_body(key), "application/json");
+                         test::trigger_body(key), "application/json");
       std::lock_guard lock{mutex};
       ++sent;
       if (r && r->status / 100 == 2)

@@ -5,6 +5,7 @@
 #include "tests/actors/transport/fixtures.hpp"
 #include "tests/support/http_sink.hpp"
 #include "tests/support/smtp_sink.hpp"
+#include "tests/support/text.hpp"
 
 #include <catch2/catch.hpp>
 #include <rapidjson/document.h>
@@ -13,6 +14,7 @@ using namespace std::chrono_literals;
 using namespace belay;
 using namespace belay::transport;
 using namespace belay::transport::testing;
+using belay::test::contains;
 
 namespace {
 
@@ -25,18 +27,6 @@ page linked_page(const std::string& channel, const std::string& target) {
   d.id = 9001;
   with_answer(p, links, d, paged_at);
   return p;
-}
-
-channel_config twilio(const std::string& type, const test::http_sink& sink) {
-  auto c = make_channel("lead-" + type, type, sink.url("/"));
-  c.account = "AC0123";
-  c.secret = "token";
-  c.from = "+15550001111";
-  return c;
-}
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
 }
 
 } // namespace
@@ -76,7 +66,8 @@ TEST_CASE(
 TEST_CASE("sms: the text ends with the reply line and the link") {
   test::http_sink sink;
   auto p = linked_page("lead-sms", "+15559998888");
-  REQUIRE(send(twilio("sms", sink), p).result == outcome::sent);
+  REQUIRE(send(twilio_channel("sms", sink.url("/"), "AC0123", "token"), p).result ==
+          outcome::sent);
   auto body = form_fields(sink.requests().at(0).body)["Body"];
   const std::string tail = "\nReply 1 to acknowledge, 2 to resolve\n" + p.answer_url;
   REQUIRE(body.size() > tail.size());
@@ -86,7 +77,8 @@ TEST_CASE("sms: the text ends with the reply line and the link") {
 TEST_CASE("voice: the call gathers one key and posts it to the voice callback") {
   test::http_sink sink;
   auto p = linked_page("lead-voice", "+15559998888");
-  REQUIRE(send(twilio("voice", sink), p).result == outcome::sent);
+  REQUIRE(send(twilio_channel("voice", sink.url("/"), "AC0123", "token"), p).result ==
+          outcome::sent);
   auto twiml = form_fields(sink.requests().at(0).body)["Twiml"];
   CHECK(contains(twiml, "<Gather numDigits=\"1\" action=\"" +
                             std::string{"https://belay.example/api/v1/integrations/"
