@@ -59,6 +59,8 @@ TEST_CASE("/readyz answers 503 while the database is down and 200 once it is bac
   CHECK(down->status == 503);
   CHECK(down->body.find("\"reason\":\"database:") != std::string::npos);
   CHECK(http.Get("/healthz")->status == 200); // alive, just not ready
+  // Clients and probes are told when to ask again (DESIGN.md section 15).
+  CHECK(down->get_header_value("Retry-After") == "1");
 
   REQUIRE(pg.start() == 0);
   CHECK(test::eventually([&] { return http.Get("/readyz")->status == 200; }, 10s));
