@@ -100,12 +100,15 @@ am_alert read_alert(const rapidjson::Value& value, const std::string& path,
   am_alert alert;
   alert.status = r.required_choice("status", {"firing", "resolved"});
   const rapidjson::Value* labels_object = r.required_object("labels");
-  const label_list labels =
+  label_list labels =
       labels_object ? read_labels(*labels_object, r.path_of("labels"), r) : label_list{};
   std::optional<std::string> summary;
   if (const rapidjson::Value* annotations = r.optional_object("annotations")) {
     field_reader annotation(*annotations, r.path_of("annotations"), failure);
     summary = annotation.optional_string("summary", no_length_limit, blank::allowed);
+    for (const auto& m : annotations->GetObject())
+      if (m.value.IsString())
+        alert.annotations.emplace_back(string_view_of(m.name), string_view_of(m.value));
   }
   const std::string fingerprint =
       r.optional_string("fingerprint", no_length_limit, blank::allowed).value_or("");
@@ -132,6 +135,7 @@ am_alert read_alert(const rapidjson::Value& value, const std::string& path,
   alert.severity = severity_from(label(labels, "severity").value_or(""));
   alert.alertname = label(labels, "alertname").value_or("");
   alert.payload_json = stored_payload(value, labels, key_from_labels, alert.dedup_key);
+  alert.labels = std::move(labels);
   return alert;
 }
 

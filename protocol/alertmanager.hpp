@@ -17,6 +17,10 @@ struct am_alert {
   std::string severity;     // labels.severity when belay knows it; "page" means critical
   std::string payload_json; // the alert object as evidence, secret-named members removed
   std::string alertname;    // labels.alertname, or empty (Watchdog pings a heartbeat)
+  // What grouping may read (DESIGN.md §14): every label, and the annotations whose
+  // values are strings.
+  std::vector<std::pair<std::string, std::string>> labels;
+  std::vector<std::pair<std::string, std::string>> annotations;
 };
 
 struct am_webhook {

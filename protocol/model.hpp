@@ -77,6 +77,14 @@ struct user_config {
 // the incidents opened with one definition share one copy.
 using ladder_ptr = std::shared_ptr<const policy>;
 
+// A throttle window (DESIGN.md §14): at most `count` messages to one contact in any
+// `seconds`.
+struct throttle_window {
+  int count = 1;
+  double seconds = 60;
+};
+using throttle_windows = std::vector<throttle_window>;
+
 struct channel_config {
   int64_t org_id = 0;
   std::string name;
@@ -91,6 +99,17 @@ struct channel_config {
   double retry_cap_seconds = 120;
   double timeout_seconds = 5;
   std::string failover_to; // empty: none
+  // Per contact (the channel and a `to`): how many pages and how many status updates it
+  // may be sent (empty: no limit), and whether pages that wait for it go as one message
+  // (protocol/throttle.hpp has the defaults by type).
+  throttle_windows throttle{};
+  throttle_windows status_throttle{};
+  bool bundle = false;
+
+  // Whether claims go contact by contact (throttles, bundles) rather than page by page.
+  bool per_contact() const {
+    return bundle || !throttle.empty() || !status_throttle.empty();
+  }
 };
 
 struct incident_record {

@@ -79,6 +79,15 @@ void read_trigger_payload(const rapidjson::Value& event, pd_event& out, pd_reade
   if (!out.severity.empty() && !is_one_of(out.severity, severities))
     r.problem("'payload.severity' is invalid (must be one of critical, error, warning, "
               "info)");
+  auto text = [&p](const char* name) {
+    auto it = p.FindMember(name);
+    return it != p.MemberEnd() && it->value.IsString()
+               ? std::string{string_view_of(it->value)}
+               : std::string{};
+  };
+  out.component = text("component");
+  out.group = text("group");
+  out.event_class = text("class");
   auto details = p.FindMember("custom_details");
   if (details == p.MemberEnd() || details->value.IsNull())
     return;

@@ -16,6 +16,10 @@ struct pd_event {
   std::string summary;      // trigger only: the incident title
   std::string source;       // trigger only
   std::string severity;     // trigger only: critical | error | warning | info
+  // Trigger only, when strings (what grouping may read, DESIGN.md §14).
+  std::string component;
+  std::string group;
+  std::string event_class;
   std::string details_json = "{}"; // payload.custom_details, always a JSON object
   // The event as evidence: routing_key and other secret-named members removed
   // (protocol/redact.hpp), so no integration key is stored.

@@ -1,11 +1,13 @@
 #include "protocol/provisioning.hpp"
 
 #include "protocol/field_reader.hpp"
+#include "protocol/grouping.hpp"
 #include "protocol/json_document.hpp"
 #include "protocol/limits.hpp"
 #include "protocol/policy_json.hpp"
 #include "protocol/schedule_json.hpp"
 #include "protocol/text.hpp"
+#include "protocol/throttle.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -53,12 +55,36 @@ void check_channel_url(field_reader& r, const channel_config& c) {
                " URL with a host for a " + c.type + " channel");
 }
 
+// A throttle (DESIGN.md §14): [{"count": n, "seconds": s}, …], every count a whole
+// number from 1, every span above zero; [] turns it off.
+throttle_windows read_throttle(field_reader& r, const char* name,
+                               throttle_windows defaults, std::optional<error>& failure) {
+  const rapidjson::Value* windows = r.optional_array(name);
+  if (!windows)
+    return defaults;
+  throttle_windows out;
+  for (rapidjson::SizeType i = 0; i < windows->Size() && r.ok(); ++i) {
+    field_reader w((*windows)[i], element_path(r.path_of(name), i), failure);
+    w.refuse_unknown({"count", "seconds"});
+    if (w.ok() && (!w.has("count") || !w.has("seconds"))) {
+      auto missing = w.path_of(w.has("count") ? "seconds" : "count");
+      w.fail("missing_field", missing, quoted(missing) + " is required");
+    }
+    throttle_window window;
+    window.count = w.optional_int("count", 1).value_or(1);
+    window.seconds =
+        w.optional_seconds("seconds", lowest_seconds::above_zero).value_or(1);
+    out.push_back(window);
+  }
+  return out;
+}
+
 channel_config read_channel(const rapidjson::Value& value, const std::string& path,
                             std::optional<error>& failure) {
   field_reader r(value, path, failure);
   r.refuse_unknown({"name", "type", "url", "secret", "account", "from", "maxAttempts",
                     "retryBaseSeconds", "retryCapSeconds", "timeoutSeconds", "failoverTo",
-                    "signingSecret"});
+                    "signingSecret", "throttle", "statusThrottle", "bundle"});
   channel_config c;
   c.name = r.required_string("name", max_name_chars);
   if (r.ok() && c.name.find(':') != std::string::npos)
@@ -93,15 +119,45 @@ channel_config read_channel(const rapidjson::Value& value, const std::string& pa
                           .value_or(c.timeout_seconds);
   c.failover_to =
       r.optional_string("failoverTo", max_name_chars, blank::allowed).value_or("");
+  c.throttle = read_throttle(r, "throttle", default_page_throttle(c.type), failure);
+  c.status_throttle =
+      read_throttle(r, "statusThrottle", default_status_throttle(c.type), failure);
+  auto bundle = r.optional_bool("bundle");
+  if (r.ok() && bundle.value_or(false) && !can_bundle(c.type))
+    r.fail("invalid_value", r.path_of("bundle"),
+           quoted(r.path_of("bundle")) + " cannot be true for a " + c.type +
+               " channel: its reader is a program that wants one page per message");
+  c.bundle = bundle.value_or(can_bundle(c.type));
   return c;
+}
+
+// {"by": ["labels.alertname", …]}: the paths an alert's group is made of.
+std::vector<std::string> read_group_by(const rapidjson::Value& value,
+                                       const std::string& path, const std::string& type,
+                                       std::optional<error>& failure) {
+  field_reader r(value, path, failure);
+  r.refuse_unknown({"by"});
+  const rapidjson::Value* by = r.required_array("by");
+  if (by && by->Empty())
+    r.fail("invalid_value", r.path_of("by"),
+           quoted(r.path_of("by")) + " must name at least one field to group by");
+  std::vector<std::string> paths;
+  for (rapidjson::SizeType i = 0; by && i < by->Size() && r.ok(); ++i) {
+    const std::string at = element_path(r.path_of("by"), i);
+    auto field = r.string_value((*by)[i], at, max_name_chars, blank::refused);
+    if (auto problem = r.ok() ? grouping_path_problem(type, field) : std::nullopt)
+      r.fail("invalid_value", at, quoted(at) + " cannot group: " + *problem);
+    paths.push_back(std::move(field));
+  }
+  return paths;
 }
 
 provisioned_integration read_integration(const rapidjson::Value& value,
                                          const std::string& path,
                                          std::optional<error>& failure) {
   field_reader r(value, path, failure);
-  r.refuse_unknown(
-      {"name", "type", "key", "policy", "shadow", "rateLimitPerMinute", "heartbeat"});
+  r.refuse_unknown({"name", "type", "key", "policy", "shadow", "rateLimitPerMinute",
+                    "heartbeat", "grouping"});
   provisioned_integration i;
   i.name = r.required_string("name", max_name_chars);
   i.type = r.required_choice("type", {"events", "alertmanager"});
@@ -115,6 +171,8 @@ provisioned_integration read_integration(const rapidjson::Value& value,
     r.fail("invalid_value", r.path_of("heartbeat"),
            quoted(r.path_of("heartbeat")) +
                " is for alertmanager integrations only (their Watchdog alert pings it)");
+  if (const rapidjson::Value* grouping = r.optional_object("grouping"))
+    i.group_by = read_group_by(*grouping, r.path_of("grouping"), i.type, failure);
   return i;
 }
 

@@ -22,6 +22,9 @@ struct provisioned_integration {
   int rate_limit_per_minute = 600; // DESIGN.md section 12, per node
   // Alertmanager only: the heartbeat its firing Watchdog alert pings (section 12).
   std::string heartbeat;
+  // The fields whose values make an alert's group (DESIGN.md §14, protocol/grouping.hpp);
+  // empty: no grouping, every alert its own incident.
+  std::vector<std::string> group_by{};
 };
 
 // A heartbeat monitor (DESIGN.md section 12, protocol/heartbeat.hpp).
@@ -72,7 +75,10 @@ struct provisioning {
 // alertIfNeverPinged (default false).
 // Integrations: name*, type* events|alertmanager, key*, policy* (of the org), shadow,
 // rateLimitPerMinute (≥ 1, default 600: requests a minute per node), heartbeat (a
-// heartbeat of the org, alertmanager integrations only: its Watchdog alert pings it).
+// heartbeat of the org, alertmanager integrations only: its Watchdog alert pings it),
+// grouping {by* (non-empty, paths protocol/grouping.hpp allows for the type)}.
+// Channels also take throttle and statusThrottle ([{count* ≥ 1, seconds* > 0}], [] for
+// none; defaults by type, protocol/throttle.hpp) and bundle (sms, voice, email, slack).
 // Org names are unique in the file, other names within their org; keys (API,
 // integration and heartbeat keys) are unique in the whole file and contain no whitespace.
 parsed<provisioning> parse_provisioning(std::string_view json);

@@ -1,0 +1,31 @@
+// Alert grouping (DESIGN.md §14): an integration's `grouping.by` names fields of its
+// events; alerts whose fields have the same values join one incident, whose dedup key is
+// the group key those values make.
+#pragma once
+
+#include "protocol/alertmanager.hpp"
+#include "protocol/pagerduty.hpp"
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace belay::protocol {
+
+// Why `path` cannot group an integration of `type` (events | alertmanager), or nullopt
+// when it can: alertmanager `labels.<name>`, `annotations.<name>`; events
+// `payload.source`, `payload.component`, `payload.group`, `payload.class`,
+// `payload.severity`, `payload.custom_details.<name>`.
+std::optional<std::string> grouping_path_problem(std::string_view type,
+                                                 std::string_view path);
+
+// The group key of an event: the integration's name and each path's value (the empty
+// string when the event has none), "<integration>:<v1>|<v2>…" with '|' and '\' in
+// values escaped; past max_dedup_key_chars, "<integration>:sha256:<hex>" of it.
+std::string group_key(std::string_view integration, const std::vector<std::string>& by,
+                      const am_alert& alert);
+std::string group_key(std::string_view integration, const std::vector<std::string>& by,
+                      const pd_event& event);
+
+} // namespace belay::protocol
