@@ -1,5 +1,6 @@
 #include "protocol/email.hpp"
 
+#include "protocol/bundle_text.hpp"
 #include "protocol/markup.hpp"
 #include "protocol/mime.hpp"
 #include "protocol/text.hpp"
@@ -28,6 +29,51 @@ std::string incident_details(const page& p) {
          "\r\n" + "Ladder:    " + step_label(p) + " of policy '" +
          one_line(incident.policy) + "'\r\n" + "Attempt:   " + std::to_string(p.attempt) +
          "\r\n" + "\r\n";
+}
+
+// Every incident of the bundle with its own link, the bundle's link answering all first.
+email_parts bundle_content(const page& p) {
+  email_parts parts;
+  if (!p.update.empty()) {
+    parts.subject = one_line(bundle_update_text(p, 200));
+    parts.text = bundle_update_text(p, 100000) + "\r\n";
+    return parts;
+  }
+  parts.subject = "[belay] " + bundle_headline(p);
+  const std::string& all = p.answer_url;
+  parts.text = parts.subject.substr(8) + ".\r\n\r\n";
+  if (!all.empty())
+    parts.text += "Acknowledge or resolve all of them here:\r\n" + all + "\r\n\r\n";
+  std::string items;
+  for (auto& b : p.bundle) {
+    const auto& i = b.incident;
+    const std::string title = one_line(clip(i.title, max_title_chars));
+    const std::string& link = b.answer_url.empty() ? all : b.answer_url;
+    parts.text += "#" + std::to_string(i.id) + " [" + severity_label(i) + "] " + title +
+                  (link.empty() ? "" : "\r\n  " + link) + "\r\n";
+    items +=
+        "<li><b>" + escape_html(severity_label(i)) + "</b> #" + std::to_string(i.id) +
+        " " + escape_html(title) +
+        (link.empty() ? ""
+                      : " &middot; <a href=\"" + escape_html(link) + "\">answer</a>") +
+        "</li>\r\n";
+  }
+  if (!all.empty())
+    parts.text += "\r\nThe links answer as you: do not forward them.\r\n";
+  parts.html =
+      "<!DOCTYPE html>\r\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" +
+      escape_html(parts.subject) + "</title></head>\r\n" +
+      "<body style=\"font-family:sans-serif;color:#18181b\">\r\n" +
+      "<h1 style=\"font-size:18px\">" + escape_html(bundle_headline(p)) + "</h1>\r\n" +
+      (all.empty() ? std::string{}
+                   : "<p><a href=\"" + escape_html(all) +
+                         "\" style=\"display:inline-block;padding:10px 16px;"
+                         "background:#18181b;color:#ffffff;text-decoration:none;"
+                         "border-radius:6px\">Acknowledge or resolve all</a></p>\r\n") +
+      "<ul>\r\n" + items + "</ul>\r\n" +
+      "<p style=\"color:#71717a;font-size:12px\">The links answer as you: do not forward "
+      "them.</p>\r\n</body></html>\r\n";
+  return parts;
 }
 
 email_parts answerable_content(const page& p) {
@@ -93,6 +139,8 @@ email_parts email_content(const page& p) {
   }
   case page_kind::answerable:
     return answerable_content(p);
+  case page_kind::bundle:
+    return bundle_content(p);
   case page_kind::plain:
     break;
   }

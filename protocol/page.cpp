@@ -15,6 +15,8 @@ std::string without_trailing_slashes(std::string_view url) {
 } // namespace
 
 page_kind kind_of(const page& p) {
+  if (!p.bundle.empty())
+    return page_kind::bundle;
   if (!p.update.empty())
     return page_kind::status_update;
   return p.answer_token.empty() ? page_kind::plain : page_kind::answerable;
@@ -28,6 +30,23 @@ void with_answer(page& p, const answer_links& links, const delivery_record& deli
     return;
   p.answer_token =
       make_answer_token(links.signing_secret, delivery.id, now + answer_token_validity);
+  p.answer_url = answer_url(links.public_url, p.answer_token);
+  p.voice_url = twilio_voice_url(links.public_url, p.answer_token);
+}
+
+void with_bundle(page& p, const answer_links& links, int64_t bundle_id,
+                 std::vector<bundled_incident> incidents, micros now) {
+  p.bundle_id = bundle_id;
+  p.bundle = std::move(incidents);
+  if (!p.bundle.empty())
+    p.incident = p.bundle.front().incident;
+  p.answer_token.clear();
+  p.answer_url.clear();
+  p.voice_url.clear();
+  if (links.signing_secret.empty() || !p.update.empty())
+    return;
+  p.answer_token =
+      make_answer_token(links.signing_secret, -bundle_id, now + answer_token_validity);
   p.answer_url = answer_url(links.public_url, p.answer_token);
   p.voice_url = twilio_voice_url(links.public_url, p.answer_token);
 }

@@ -3,9 +3,8 @@
 // fills it from a claimed delivery, a renderer of protocol/ turns it into a channel's
 // text, and a transport only sends those bytes.
 //
-// Room for bundles (one message for several incidents): a bundle is one more member (the
-// incidents with their own links, how many, one link answering all) and one more
-// page_kind, which every renderer's switch must then handle (-Wswitch).
+// A bundle (docs/architecture.md#storms) is one message for several incidents to one
+// contact: the incidents with their own links, and one link answering all of them.
 #pragma once
 
 #include "protocol/model.hpp"
@@ -13,8 +12,16 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace belay::protocol {
+
+// One incident of a bundle, with its own answer link when the bundle carries a page of
+// it (empty for an incident carried over from the contact's previous message).
+struct bundled_incident {
+  incident_record incident;
+  std::string answer_url{};
+};
 
 struct page {
   std::string idempotency_key; // "<incident id>:<loop>:<step>:<channel>:<target>",
@@ -34,11 +41,17 @@ struct page {
   std::string answer_token{};
   std::string answer_url{};
   std::string voice_url{};
+  // A bundle: every incident the message speaks of (`incident` is the first of them),
+  // its id, and its token in answer_token (the bundle id negated, so that no delivery's
+  // token ever names it).
+  int64_t bundle_id = 0;
+  std::vector<bundled_incident> bundle{};
 };
 
 // What a renderer writes: a status update; a page with its way back (link, buttons,
-// reply line, <Gather>); or a page without one.
-enum class page_kind { status_update, answerable, plain };
+// reply line, <Gather>); a page without one; or a bundle (of pages, or of status updates
+// when `update` is set).
+enum class page_kind { status_update, answerable, plain, bundle };
 page_kind kind_of(const page& p);
 
 // What a node needs to put the way back into its pages.
@@ -52,6 +65,11 @@ struct answer_links {
 // clock), with the links made from it.
 void with_answer(page& p, const answer_links& links, const delivery_record& delivery,
                  micros now);
+
+// Makes `p` the bundle `bundle_id` of `incidents` (in the order they are listed): for
+// pages, its token (valid for 7 days from `now`) and links answer all of them.
+void with_bundle(page& p, const answer_links& links, int64_t bundle_id,
+                 std::vector<bundled_incident> incidents, micros now);
 
 // <public url>/a/<token>, a trailing '/' of the public URL not doubled.
 std::string answer_url(std::string_view public_url, std::string_view token);

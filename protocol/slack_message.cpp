@@ -1,5 +1,6 @@
 #include "protocol/slack_message.hpp"
 
+#include "protocol/bundle_text.hpp"
 #include "protocol/json_writer.hpp"
 #include "protocol/markup.hpp"
 #include "protocol/slack_action.hpp"
@@ -62,7 +63,8 @@ void write_button(json_writer& w, std::string_view action_id, const char* label,
 }
 
 // Slack refuses an actions block without elements: none when no answer applies.
-void write_actions(json_writer& w, const std::string& status, std::string_view token) {
+void write_actions(json_writer& w, const std::string& status, std::string_view token,
+                   bool all = false) {
   if (!can_acknowledge(status) && !can_resolve(status))
     return;
   w.StartObject();
@@ -71,9 +73,11 @@ void write_actions(json_writer& w, const std::string& status, std::string_view t
   w.Key("elements");
   w.StartArray();
   if (can_acknowledge(status))
-    write_button(w, slack_ack_action_id, "Acknowledge", "primary", token);
+    write_button(w, slack_ack_action_id, all ? "Acknowledge all" : "Acknowledge",
+                 "primary", token);
   if (can_resolve(status))
-    write_button(w, slack_resolve_action_id, "Resolve", nullptr, token);
+    write_button(w, slack_resolve_action_id, all ? "Resolve all" : "Resolve", nullptr,
+                 token);
   w.EndArray();
   w.EndObject();
 }
@@ -111,6 +115,24 @@ std::string slack_body(const page& p) {
                          std::to_string(incident.id) + "* · " + status_text(incident) +
                          " · <" + escape_slack(p.answer_url) + "|Open the answer page>");
     write_actions(w, incident.status, p.answer_token);
+    w.EndArray();
+    break;
+  case page_kind::bundle:
+    write_channel(w, p);
+    if (!p.update.empty()) {
+      write_text(w, escape_slack(bundle_update_text(p, 2000)));
+      break;
+    }
+    write_text(w, escape_slack("[belay] " + bundle_headline(p)));
+    w.Key("blocks");
+    w.StartArray();
+    write_section(w, ":rotating_light: *" + escape_slack(bundle_headline(p)) + "*\n" +
+                         escape_slack(bundle_list(p, 2000, 120)) +
+                         (p.answer_url.empty() ? std::string{}
+                                               : "\n<" + escape_slack(p.answer_url) +
+                                                     "|Open the answer page>"));
+    if (!p.answer_token.empty())
+      write_actions(w, "OPEN", p.answer_token, true);
     w.EndArray();
     break;
   case page_kind::plain:

@@ -1,5 +1,6 @@
 #include "protocol/sms.hpp"
 
+#include "protocol/bundle_text.hpp"
 #include "protocol/text.hpp"
 #include "protocol/wording.hpp"
 
@@ -9,6 +10,9 @@ namespace {
 
 // A page without the way back has room for more of its title: no reply line, no link.
 constexpr std::size_t max_plain_title_chars = 300;
+// A bundle's list stays within two SMS segments' worth before its reply line and link.
+constexpr std::size_t max_bundle_list_chars = 320;
+constexpr std::size_t max_bundle_title_chars = 60;
 
 } // namespace
 
@@ -22,6 +26,14 @@ std::string sms_text(const page& p) {
            one_line(clip(incident.title, max_sms_title_chars)) + " (" +
            incident_label(incident) + ")\nReply 1 to acknowledge, 2 to resolve\n" +
            p.answer_url;
+  case page_kind::bundle:
+    if (!p.update.empty())
+      return bundle_update_text(p, max_bundle_list_chars);
+    return "belay: " + bundle_headline(p) + ": " +
+           bundle_list(p, max_bundle_list_chars, max_bundle_title_chars) +
+           (p.answer_url.empty()
+                ? std::string{}
+                : "\nReply 1 to acknowledge all, 2 to resolve all. " + p.answer_url);
   case page_kind::plain:
     break;
   }

@@ -1,5 +1,6 @@
 #include "protocol/twiml.hpp"
 
+#include "protocol/bundle_text.hpp"
 #include "protocol/markup.hpp"
 #include "protocol/text.hpp"
 #include "protocol/wording.hpp"
@@ -27,6 +28,24 @@ std::string spoken_title(const incident_record& incident) {
   return one_line(clip(incident.title, max_spoken_title_chars));
 }
 
+// Says `prompt` and posts the key pressed to the voice URL.
+std::string gather(const page& p, const std::string& prompt) {
+  return "<Response><Gather numDigits=\"1\" action=\"" + escape_html(p.voice_url) +
+         "\" method=\"POST\"><Say>" + escape_html(prompt) +
+         "</Say></Gather><Say>No key was pressed. Nothing was recorded.</Say>"
+         "</Response>";
+}
+
+// The count and the first three titles: a call is no place for a list.
+std::string spoken_bundle(const page& p) {
+  std::string text = "belay. " + bundle_headline(p) + ".";
+  for (std::size_t k = 0; k < p.bundle.size() && k < 3; ++k)
+    text += " " + spoken_title(p.bundle[k].incident) + ".";
+  if (p.bundle.size() > 3)
+    text += " And " + std::to_string(p.bundle.size() - 3) + " more.";
+  return text;
+}
+
 } // namespace
 
 std::string render_twiml_message(std::string_view text) {
@@ -49,11 +68,14 @@ std::string voice_twiml(const page& p) {
                                ". " + spoken_title(incident) + ". Incident " +
                                std::to_string(incident.id) +
                                ". Press 1 to acknowledge, 2 to resolve.";
-    return "<Response><Gather numDigits=\"1\" action=\"" + escape_html(p.voice_url) +
-           "\" method=\"POST\"><Say>" + escape_html(prompt) +
-           "</Say></Gather><Say>No key was pressed. Nothing was recorded.</Say>"
-           "</Response>";
+    return gather(p, prompt);
   }
+  case page_kind::bundle:
+    if (!p.update.empty())
+      return render_twiml_say(bundle_update_text(p, 600));
+    if (p.voice_url.empty())
+      return render_twiml_say(spoken_bundle(p));
+    return gather(p, spoken_bundle(p) + " Press 1 to acknowledge all, 2 to resolve all.");
   case page_kind::plain:
     break;
   }

@@ -42,6 +42,17 @@ std::string webhook_body(const page& p) {
   case page_kind::answerable:
     string_field(w, "ackUrl", p.answer_url);
     break;
+  case page_kind::bundle: // a webhook does not bundle; the incidents listed if one did
+    w.Key("bundle");
+    w.Int64(p.bundle_id);
+    w.Key("incidents");
+    w.StartArray();
+    for (auto& b : p.bundle)
+      w.Int64(b.incident.id);
+    w.EndArray();
+    if (p.update.empty())
+      string_field(w, "ackUrl", p.answer_url);
+    break;
   case page_kind::plain:
     break;
   }
