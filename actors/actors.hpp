@@ -18,6 +18,7 @@
 #include "protocol/heartbeat.hpp"
 #include "protocol/model.hpp"
 #include "protocol/views.hpp"
+#include "storage/contacts.hpp"
 #include "storage/deliveries.hpp"
 #include "storage/heartbeats.hpp"
 #include "storage/incidents.hpp"
@@ -70,6 +71,9 @@ CAF_ADD_ATOM(belay, belay::atom, recheck, "recheck")
 CAF_ADD_ATOM(belay, belay::atom, release, "release")
 CAF_ADD_ATOM(belay, belay::atom, lapsed, "lapsed")
 CAF_ADD_ATOM(belay, belay::atom, outcome, "outcome")
+CAF_ADD_ATOM(belay, belay::atom, claim_contacts, "claim_cont")
+CAF_ADD_ATOM(belay, belay::atom, recheck_bundle, "recheck_bu")
+CAF_ADD_ATOM(belay, belay::atom, bundle_outcome, "bundle_out")
 CAF_ADD_ATOM(belay, belay::atom, replay, "replay")
 CAF_ADD_ATOM(belay, belay::atom, channels, "channels")
 CAF_ADD_ATOM(belay, belay::atom, send, "send")
@@ -126,6 +130,12 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::storage::recheck_request)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<belay::storage::recheck_result>)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::storage::outcome_event)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::storage::recorded_outcome)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::storage::contact_request)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::storage::contact_claim)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::storage::bundle_recheck)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::storage::checked_bundle)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::storage::bundle_outcome)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(std::vector<belay::storage::recorded_outcome>)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::storage::released_claims)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::storage::replay_result)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::protocol::org_people)
@@ -243,6 +253,15 @@ using storage_actor = caf::typed_actor<
     // storage::record_outcomes, batched with the worker's other outcomes
     caf::replies_to<atom::outcome,
                     storage::outcome_event>::with<storage::recorded_outcome>,
+    // storage::claim_contacts: a throttling or bundling channel's claim
+    caf::replies_to<atom::claim_contacts,
+                    storage::contact_request>::with<storage::contact_claim>,
+    // storage::recheck_bundle: right before a bundle's send
+    caf::replies_to<atom::recheck_bundle,
+                    storage::bundle_recheck>::with<storage::checked_bundle>,
+    // storage::record_bundle_outcome
+    caf::replies_to<atom::bundle_outcome, storage::bundle_outcome>::with<
+        std::vector<storage::recorded_outcome>>,
     // storage::replay_dead_letter(org, dead letter, now)
     caf::replies_to<atom::replay, int64_t, int64_t, micros>::with<storage::replay_result>,
     // storage::load_channels()

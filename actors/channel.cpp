@@ -29,6 +29,10 @@ micros now(self_ptr self) {
 
 void claim(self_ptr self);
 void dispatch(self_ptr self);
+void start_bundle(self_ptr self, storage::claimed_bundle b);
+void take_claimed(self_ptr self, std::vector<storage::claimed_delivery>& claimed,
+                  bool maybe_more);
+void wake_when_throttle_opens(self_ptr self, micros opens_at);
 
 void count(self_ptr self, const char* outcome, double n = 1) {
   metrics::count(metrics::name::deliveries_total,
@@ -38,7 +42,7 @@ void count(self_ptr self, const char* outcome, double n = 1) {
 // Rows held here: queued, being re-checked, or with a sender.
 size_t held(self_ptr self) {
   auto& st = self->state;
-  return st.queue.size() + st.checking + st.sending;
+  return st.queue.size() + st.checking + st.sending + st.bundles.size() + st.bundling;
 }
 
 // Pages the senders can take now: each of `concurrency` senders takes two (one on the
@@ -223,6 +227,153 @@ void start_send(self_ptr self, queued_delivery q) {
           });
 }
 
+// A bundle's answer (docs/architecture.md#storms): one outcome for every member, and
+// the bundle's own; sent, it is the contact's last message.
+void settle_bundle(self_ptr self, storage::claimed_bundle b,
+                   const transport::send_result& res) {
+  auto& st = self->state;
+  storage::attempt_result attempt{res.result == transport::outcome::sent,
+                                  res.result == transport::outcome::permanent,
+                                  res.ambiguous, res.error};
+  storage::bundle_outcome o{b.org_id, b.id, "DEAD", res.error, now(self), {}};
+  for (auto& m : b.members) {
+    o.members.push_back(
+        storage::outcome_of(m, st.config, st.d.node_id, attempt, now(self)));
+    if (o.members.back().status != "DEAD")
+      o.status = o.members.back().status; // SENT, or retried whole (PENDING)
+  }
+  self->request(st.d.storage, caf::infinite, atom::bundle_outcome_v, std::move(o))
+      .then(
+          [self, b, sent = attempt.sent](std::vector<storage::recorded_outcome>& outs) {
+            auto& st = self->state;
+            --st.bundling;
+            for (size_t i = 0; i < outs.size() && i < b.members.size(); ++i)
+              note_outcome(self, b.members[i], outs[i]);
+            if (sent) {
+              metrics::count(metrics::name::bundles_sent_total,
+                             {{"channel", st.config.name}});
+              metrics::count(metrics::name::pages_bundled_total,
+                             {{"channel", st.config.name}},
+                             static_cast<double>(b.members.size()));
+            }
+            dispatch(self);
+          },
+          [self, b](caf::error& err) {
+            auto& st = self->state;
+            --st.bundling;
+            // Its members' claims return to the pool when their lease lapses: the
+            // bundle is claimed and sent again then (at least once, G6).
+            for (auto& m : b.members)
+              st.holding.erase(m.delivery.id);
+            spdlog::error("channel {}: cannot record bundle {}: {}", st.config.name, b.id,
+                          to_string(err));
+            dispatch(self);
+          });
+}
+
+// The page a bundle is: every incident once, in the order claimed, each member's with
+// its own link, then the carried ones (answered through the bundle's link).
+transport::page bundle_page(self_ptr self, const storage::claimed_bundle& b) {
+  auto& st = self->state;
+  static const transport::answer_links no_links;
+  const auto& links = st.d.answers ? *st.d.answers : no_links;
+  transport::page p;
+  p.idempotency_key = "bundle:" + std::to_string(b.id);
+  p.target = b.target;
+  std::vector<protocol::bundled_incident> incidents;
+  std::set<int64_t> listed;
+  for (auto& m : b.members) {
+    p.attempt = std::max(p.attempt, m.delivery.attempts);
+    if (!listed.insert(m.incident.id).second)
+      continue;
+    transport::page single;
+    protocol::with_answer(single, links, m.delivery, now(self));
+    p.update = single.update;
+    incidents.push_back({m.incident, single.answer_url});
+  }
+  for (auto& i : b.carried)
+    if (listed.insert(i.id).second)
+      incidents.push_back({i, ""});
+  protocol::with_bundle(p, links, b.id, std::move(incidents), now(self));
+  return p;
+}
+
+void send_bundle(self_ptr self, storage::claimed_bundle b) {
+  auto& st = self->state;
+  auto p = bundle_page(self, b);
+  auto& slot = take_sender(self);
+  ++slot.pages;
+  ++st.sending;
+  auto sender = slot.actor;
+  // Checked just now: no deadline of its own to start by.
+  auto start_by = caf::timespan::max();
+  self->request(sender, caf::infinite, atom::send_v, st.config, std::move(p), start_by)
+      .then(
+          [self, b, sender](std::optional<transport::send_result>& res) {
+            returned(self, sender, false);
+            settle_bundle(self, b,
+                          res.value_or(transport::send_result{transport::outcome::retry,
+                                                              false, 0, "not sent"}));
+            dispatch(self);
+          },
+          [self, b, sender](caf::error& err) {
+            returned(self, sender, true);
+            settle_bundle(
+                self, b,
+                {transport::outcome::retry, true, 0, "sender: " + to_string(err)});
+            dispatch(self);
+          });
+}
+
+// Right before a bundle goes (G4 per member): members whose incident was settled leave
+// it, carried incidents no longer open are dropped, and a bundle left without a member
+// is not sent at all.
+void start_bundle(self_ptr self, storage::claimed_bundle b) {
+  auto& st = self->state;
+  ++st.bundling;
+  storage::bundle_recheck req{b, st.d.node_id, now(self),
+                              now(self) +
+                                  static_cast<micros>(st.opts.claim_lease_seconds * 1e6)};
+  self->request(st.d.storage, st.d.request_timeout, atom::recheck_bundle_v,
+                std::move(req))
+      .then(
+          [self, b](storage::checked_bundle& checked) mutable {
+            auto& st = self->state;
+            std::set<int64_t> live(checked.live_members.begin(),
+                                   checked.live_members.end());
+            std::set<int64_t> open(checked.open_carried.begin(),
+                                   checked.open_carried.end());
+            std::vector<storage::claimed_delivery> members;
+            for (auto& m : b.members) {
+              if (live.count(m.delivery.id)) {
+                members.push_back(std::move(m));
+                continue;
+              }
+              st.holding.erase(m.delivery.id);
+              ++st.failed;
+              count(self, "cancelled");
+            }
+            b.members = std::move(members);
+            b.carried.erase(std::remove_if(b.carried.begin(), b.carried.end(),
+                                           [&](auto& i) { return !open.count(i.id); }),
+                            b.carried.end());
+            if (checked.cancelled()) {
+              --st.bundling;
+              dispatch(self);
+              return;
+            }
+            send_bundle(self, std::move(b));
+          },
+          [self, b](caf::error& err) {
+            auto& st = self->state;
+            --st.bundling;
+            spdlog::error("channel {}: cannot check bundle {}: {}", st.config.name, b.id,
+                          to_string(err));
+            st.bundles.push_front(b);
+            self->delayed_send(self, st.d.db_retry, atom::retry_v);
+          });
+}
+
 // Checks the rows against their incidents once more, renewing their claims: the live
 // ones are sent, those of settled incidents were cancelled, lost claims are dropped.
 void recheck(self_ptr self, std::vector<storage::claimed_delivery> rows) {
@@ -287,6 +438,11 @@ void dispatch(self_ptr self) {
     return at - q.checked_at > st.opts.recheck_after;
   };
   auto room = free_senders(self);
+  while (room > 0 && !st.bundles.empty()) {
+    start_bundle(self, std::move(st.bundles.front()));
+    st.bundles.pop_front();
+    --room;
+  }
   while (room > 0 && !st.queue.empty() && !stale(st.queue.front())) {
     start_send(self, std::move(st.queue.front()));
     st.queue.pop_front();
@@ -302,6 +458,42 @@ void dispatch(self_ptr self) {
     recheck(self, std::move(waited));
   }
   claim_if_wanted(self);
+}
+
+// What a claim took: the pages queued for a sender, the cancelled ones counted.
+void take_claimed(self_ptr self, std::vector<storage::claimed_delivery>& claimed,
+                  bool maybe_more) {
+  auto& st = self->state;
+  st.claiming = false;
+  st.claim_lost = false;
+  auto at = self->clock().now();
+  size_t cancelled = 0;
+  for (auto& cd : claimed) {
+    if (cd.delivery.status == "CANCELLED")
+      ++cancelled; // left pending by a settled incident: never sent
+    else {
+      st.holding.insert(cd.delivery.id);
+      st.queue.push_back({std::move(cd), at});
+    }
+  }
+  if (cancelled > 0) {
+    st.failed += cancelled;
+    count(self, "cancelled", static_cast<double>(cancelled));
+  }
+  if (maybe_more)
+    st.again = true; // there may be more due
+  dispatch(self);
+}
+
+// Pages held by a contact's throttle are due when it opens: claim then, not at the next
+// poll. One timer, at the earliest opening.
+void wake_when_throttle_opens(self_ptr self, micros opens_at) {
+  auto& st = self->state;
+  if (st.wake_at && *st.wake_at <= opens_at && *st.wake_at > now(self))
+    return;
+  st.wake_at = opens_at;
+  self->delayed_send(self, st.d.clock.until(opens_at, self->clock().now()),
+                     atom::nudge_v);
 }
 
 void claim(self_ptr self) {
@@ -326,37 +518,39 @@ void claim(self_ptr self) {
   req.release_unheld = st.claim_lost;
   if (req.release_unheld)
     req.held.assign(st.holding.begin(), st.holding.end());
+  auto failed = [self](caf::error& err) {
+    auto& st = self->state;
+    st.claiming = false;
+    st.claim_lost = true;
+    spdlog::error("channel {}: claim failed: {}", st.config.name, to_string(err));
+    self->delayed_send(self, st.d.db_retry, atom::retry_v);
+  };
+  if (st.config.per_contact()) {
+    storage::contact_request creq{std::move(req), st.config.throttle,
+                                  st.config.status_throttle, st.config.bundle,
+                                  st.opts.max_bundle_members};
+    self->request(st.d.storage, caf::infinite, atom::claim_contacts_v, std::move(creq))
+        .then(
+            [self, limit](storage::contact_claim& claimed) {
+              auto taken = claimed.pages.size() + claimed.bundles.size();
+              for (auto& b : claimed.bundles) {
+                for (auto& m : b.members)
+                  self->state.holding.insert(m.delivery.id);
+                self->state.bundles.push_back(std::move(b));
+              }
+              if (claimed.opens_at)
+                wake_when_throttle_opens(self, *claimed.opens_at);
+              take_claimed(self, claimed.pages, taken >= limit);
+            },
+            failed);
+    return;
+  }
   self->request(st.d.storage, caf::infinite, atom::claim_v, std::move(req))
       .then(
           [self, limit](std::vector<storage::claimed_delivery>& claimed) {
-            auto& st = self->state;
-            st.claiming = false;
-            st.claim_lost = false;
-            auto at = self->clock().now();
-            size_t cancelled = 0;
-            for (auto& cd : claimed) {
-              if (cd.delivery.status == "CANCELLED")
-                ++cancelled; // left pending by a settled incident: never sent
-              else {
-                st.holding.insert(cd.delivery.id);
-                st.queue.push_back({std::move(cd), at});
-              }
-            }
-            if (cancelled > 0) {
-              st.failed += cancelled;
-              count(self, "cancelled", static_cast<double>(cancelled));
-            }
-            if (claimed.size() >= limit)
-              st.again = true; // there may be more due
-            dispatch(self);
+            take_claimed(self, claimed, claimed.size() >= limit);
           },
-          [self](caf::error& err) {
-            auto& st = self->state;
-            st.claiming = false;
-            st.claim_lost = true;
-            spdlog::error("channel {}: claim failed: {}", st.config.name, to_string(err));
-            self->delayed_send(self, st.d.db_retry, atom::retry_v);
-          });
+          failed);
 }
 
 // Retries due by now are claimed now: the schedule keeps only those still to come (one

@@ -14,6 +14,7 @@
 
 #include <deque>
 #include <map>
+#include <optional>
 #include <set>
 #include <vector>
 
@@ -24,6 +25,9 @@ struct delivery_options {
   int claim_batch = 64;
   size_t concurrency = 8; // senders per channel
   bool detached = true;   // senders on threads of their own (false in tests)
+  // Pages at most in one bundle: one message names them all, and its statement stays
+  // bounded however large the storm.
+  int max_bundle_members = 1000;
   // A row claimed (or re-checked) longer ago than this is checked again before its send;
   // one sent at once was checked by its claim.
   caf::timespan recheck_after = std::chrono::milliseconds{250};
@@ -64,6 +68,11 @@ struct channel_state {
   size_t checking = 0; // being re-checked: their senders are reserved
   size_t sending = 0;  // with a sender (on the wire or next in its mailbox)
   size_t settling = 0; // their outcome being recorded
+  // Bundles claimed and waiting for a sender; those being checked, sent or recorded.
+  std::deque<storage::claimed_bundle> bundles;
+  size_t bundling = 0;
+  // When the throttle's timer wakes the channel next (a contact's throttle opens).
+  std::optional<micros> wake_at;
   bool claiming = false;
   bool again = false; // claim again once the current claim (or room) allows
   // A claim failed, and may have committed: the next one releases this node's claims

@@ -54,6 +54,12 @@ const std::map<std::string, std::pair<std::string, std::string>> known = {
     {name::steps_unrouted_total,
      {"counter", "Schedules a fired step found nobody on call for."}},
     {name::deliveries_total, {"counter", "Delivery attempts, by channel and outcome."}},
+    {name::pages_bundled_total,
+     {"counter", "Pages sent inside a bundle (one message for several incidents), by "
+                 "channel."}},
+    {name::bundles_sent_total, {"counter", "Bundles sent, by channel."}},
+    {name::pages_held_by_throttle,
+     {"gauge", "Pages waiting for their contact's throttle to open."}},
     {name::incidents, {"gauge", "Incidents by status (non-resolved)."}},
     {name::incident_actors, {"gauge", "Live incident actors on this node."}},
     {name::outbox_depth,

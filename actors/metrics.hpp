@@ -41,6 +41,9 @@ inline constexpr const char* rate_limited_total = "belay_rate_limited_total";
 inline constexpr const char* delivery_rechecks_total = "belay_delivery_rechecks_total";
 inline constexpr const char* deliveries_rechecked_total =
     "belay_deliveries_rechecked_total";
+inline constexpr const char* pages_bundled_total = "belay_pages_bundled_total";
+inline constexpr const char* bundles_sent_total = "belay_bundles_sent_total";
+inline constexpr const char* pages_held_by_throttle = "belay_pages_held_by_throttle";
 } // namespace name
 
 void count(const std::string& name, const labels& l = {}, double by = 1);

@@ -487,6 +487,24 @@ storage_worker_actor::behavior_type storage_worker(worker_ptr self, std::string 
               return storage::recheck_claims(c, req);
             });
       },
+      [self](atom::claim_contacts, storage::contact_request& req) {
+        return enqueue<storage::contact_claim>(
+            self, [req = std::move(req)](storage::connection& c) {
+              return storage::claim_contacts(c, req);
+            });
+      },
+      [self](atom::recheck_bundle, storage::bundle_recheck& req) {
+        return enqueue<storage::checked_bundle>(
+            self, [req = std::move(req)](storage::connection& c) {
+              return storage::recheck_bundle(c, req);
+            });
+      },
+      [self](atom::bundle_outcome, storage::bundle_outcome& o) {
+        return enqueue<std::vector<storage::recorded_outcome>>(
+            self, [o = std::move(o)](storage::connection& c) {
+              return storage::record_bundle_outcome(c, o);
+            });
+      },
       [self](atom::release, std::string& node, micros at) {
         return enqueue<storage::released_claims>(
             self, [node = std::move(node), at](storage::connection& c) {
@@ -683,6 +701,15 @@ storage_router(router_ptr self, std::string url, bool detached, trigger_lane lan
       },
       [self, any](atom::recheck, storage::recheck_request& req) {
         return self->delegate(any(), atom::recheck_v, std::move(req));
+      },
+      [self, any](atom::claim_contacts, storage::contact_request& req) {
+        return self->delegate(any(), atom::claim_contacts_v, std::move(req));
+      },
+      [self, any](atom::recheck_bundle, storage::bundle_recheck& req) {
+        return self->delegate(any(), atom::recheck_bundle_v, std::move(req));
+      },
+      [self, any](atom::bundle_outcome, storage::bundle_outcome& o) {
+        return self->delegate(any(), atom::bundle_outcome_v, std::move(o));
       },
       [self, any](atom::release, std::string& node, micros at) {
         return self->delegate(any(), atom::release_v, std::move(node), at);

@@ -13,10 +13,13 @@
 #include "protocol/slack_action.hpp"
 #include "protocol/sms.hpp"
 #include "protocol/twiml.hpp"
+#include "storage/contacts.hpp"
 #include "storage/db.hpp"
 #include "storage/incidents.hpp"
 
+#include <algorithm>
 #include <caf/actor_system.hpp>
+#include <charconv>
 
 namespace belay {
 
@@ -125,9 +128,96 @@ std::optional<token_target> resolve_token(api& a, storage::connection& conn,
   return token_target{std::move(*delivery), std::move(held->incident)};
 }
 
+// The bundle a valid, unexpired bundle token names (its id negated: no delivery has a
+// negative id), with its incidents as they stand now.
+std::optional<storage::answered_bundle>
+resolve_bundle_token(api& a, storage::connection& conn, const std::string& token) {
+  auto id = protocol::verify_answer_token(a.answers.signing_secret, token, now(a));
+  if (!id || *id >= 0)
+    return std::nullopt;
+  return storage::load_bundle(conn, -*id);
+}
+
+// Answers every incident of the bundle still open (or only `only`), one transition
+// each, as the person answering: by/via recorded on each incident.
+protocol::answer_all_tally answer_all(api& a, const storage::answered_bundle& b,
+                                      protocol::answer_action action,
+                                      const std::string& by, const char* via,
+                                      std::optional<int64_t> only = std::nullopt) {
+  protocol::answer_all_tally tally;
+  for (auto& incident : b.incidents) {
+    if (only && incident.id != *only)
+      continue;
+    ++tally.total;
+    const bool open = action == protocol::answer_action::acknowledge
+                          ? protocol::can_acknowledge(incident.status)
+                          : protocol::can_resolve(incident.status);
+    if (!open) {
+      ++tally.already;
+      continue;
+    }
+    switch (answer(a, b.org_id, incident, action, by, via).outcome) {
+    case protocol::answer_outcome::acknowledged:
+    case protocol::answer_outcome::resolved:
+      ++tally.changed;
+      break;
+    case protocol::answer_outcome::unavailable:
+      ++tally.unavailable;
+      break;
+    default:
+      ++tally.already;
+    }
+  }
+  return tally;
+}
+
+// POST /a/<bundle token>: action=ack|resolve on all still open, or with incident=<id>
+// on that one.
+void post_bundle_page(api& a, const httplib::Request& req, httplib::Response& res,
+                      const storage::answered_bundle& b) {
+  auto fields = protocol::parse_form(req.body);
+  std::optional<protocol::answer_action> action;
+  std::optional<int64_t> only;
+  if (auto* form = std::get_if<protocol::form_fields>(&fields)) {
+    if (auto value = protocol::form_value(*form, "action"))
+      action = protocol::parse_answer_action(*value);
+    if (auto id = protocol::form_value(*form, "incident")) {
+      int64_t n = 0;
+      auto [end, ec] = std::from_chars(id->data(), id->data() + id->size(), n);
+      bool listed = std::any_of(b.incidents.begin(), b.incidents.end(),
+                                [&](auto& i) { return i.id == n; });
+      if (ec != std::errc{} || end != id->data() + id->size() || !listed)
+        action.reset(); // not one of the bundle's: not understood
+      else
+        only = n;
+    }
+  }
+  if (!action)
+    return reply_html(res, 400,
+                      protocol::render_bundle_page(
+                          b.incidents, b.person,
+                          protocol::answer_outcome_text(
+                              protocol::answer_outcome::not_understood, {}, b.person),
+                          true));
+  auto tally = answer_all(a, b, *action, b.person, "link", only);
+  std::optional<storage::answered_bundle> now_;
+  {
+    auto conn = a.db.acquire();
+    now_ = storage::load_bundle(*conn, b.id);
+  }
+  reply_html(
+      res, tally.unavailable > 0 ? 503 : 200,
+      protocol::render_bundle_page(now_ ? now_->incidents : b.incidents, b.person,
+                                   protocol::answer_all_text(*action, tally, b.person),
+                                   tally.unavailable > 0));
+}
+
 // GET /a/<token>: looks, never changes anything (mail scanners open links).
 void show_answer_page(api& a, const httplib::Request& req, httplib::Response& res) {
   auto conn = a.db.acquire();
+  if (auto bundle = resolve_bundle_token(a, *conn, req.matches[1]))
+    return reply_html(
+        res, 200, protocol::render_bundle_page(bundle->incidents, bundle->person, ""));
   auto target = resolve_token(a, *conn, req.matches[1]);
   if (!target)
     return not_found(res);
@@ -138,10 +228,15 @@ void show_answer_page(api& a, const httplib::Request& req, httplib::Response& re
 // POST /a/<token> with action=ack|resolve: answers as the delivery's person.
 void post_answer_page(api& a, const httplib::Request& req, httplib::Response& res) {
   std::optional<token_target> target;
+  std::optional<storage::answered_bundle> bundle;
   {
     auto conn = a.db.acquire();
-    target = resolve_token(a, *conn, req.matches[1]);
+    bundle = resolve_bundle_token(a, *conn, req.matches[1]);
+    if (!bundle)
+      target = resolve_token(a, *conn, req.matches[1]);
   }
+  if (bundle)
+    return post_bundle_page(a, req, res, *bundle);
   if (!target)
     return not_found(res);
   const std::string& person = target->delivery.person();
@@ -177,6 +272,7 @@ void twilio_sms(api& a, const httplib::Request& req, httplib::Response& res) {
   std::optional<channel_config> channel;
   std::optional<protocol::reply_command> command;
   std::optional<storage::paged_incident> paged;
+  std::optional<storage::answered_bundle> bundle;
   {
     auto conn = a.db.acquire();
     if (!to.empty())
@@ -188,9 +284,19 @@ void twilio_sms(api& a, const httplib::Request& req, httplib::Response& res) {
     if (!channel || from.empty())
       return forbidden(res);
     command = protocol::parse_sms_reply(body);
-    if (command)
+    // A reply naming no incident to a number whose last message was a bundle answers
+    // all of the bundle.
+    if (command && !command->incident_id)
+      if (auto id = storage::last_bundle_to(*conn, channel->org_id, channel->name, from))
+        bundle = storage::load_bundle(*conn, *id);
+    if (command && !bundle)
       paged = storage::incident_paged(*conn, channel->org_id, from,
                                       command->incident_id.value_or(0));
+  }
+  if (bundle) {
+    auto tally = answer_all(a, *bundle, command->action, bundle->person, "sms");
+    return reply_twiml(res, protocol::render_twiml_message(protocol::answer_all_text(
+                                command->action, tally, bundle->person)));
   }
   if (!command)
     return reply_twiml(res, protocol::render_twiml_message(protocol::sms_reply_help));
@@ -214,13 +320,28 @@ void twilio_voice(api& a, const httplib::Request& req, httplib::Response& res) {
     return reply_error(res, *err);
   const auto& fields = std::get<protocol::form_fields>(parsed);
   std::optional<token_target> target;
+  std::optional<storage::answered_bundle> bundle;
   std::optional<channel_config> channel;
   {
     auto conn = a.db.acquire();
-    target = resolve_token(a, *conn, query_token(req));
-    if (target)
+    bundle = resolve_bundle_token(a, *conn, query_token(req));
+    if (bundle)
+      channel = storage::channel_named(*conn, bundle->org_id, bundle->channel);
+    else if ((target = resolve_token(a, *conn, query_token(req))))
       channel = storage::channel_named(*conn, target->delivery.org_id,
                                        target->delivery.channel);
+  }
+  if (bundle && channel &&
+      protocol::twilio_signature_valid(channel->secret, signed_url(a, req), fields,
+                                       req.get_header_value("X-Twilio-Signature"))) {
+    auto action =
+        protocol::parse_voice_digits(protocol::form_value(fields, "Digits").value_or(""));
+    if (!action)
+      return reply_twiml(res, protocol::render_twiml_say("Not understood. Nothing was "
+                                                         "recorded."));
+    auto tally = answer_all(a, *bundle, *action, bundle->person, "voice");
+    return reply_twiml(res, protocol::render_twiml_say(protocol::answer_all_text(
+                                *action, tally, bundle->person)));
   }
   if (!target || !channel ||
       !protocol::twilio_signature_valid(channel->secret, signed_url(a, req), fields,
@@ -256,13 +377,25 @@ void slack_actions(api& a, const httplib::Request& req, httplib::Response& res) 
     return reply_error(res, *err);
   const auto& click = std::get<protocol::slack_action>(action);
   std::optional<token_target> target;
+  std::optional<storage::answered_bundle> bundle;
   std::optional<channel_config> channel;
   {
     auto conn = a.db.acquire();
-    target = resolve_token(a, *conn, click.token);
-    if (target)
+    bundle = resolve_bundle_token(a, *conn, click.token);
+    if (bundle)
+      channel = storage::channel_named(*conn, bundle->org_id, bundle->channel);
+    else if ((target = resolve_token(a, *conn, click.token)))
       channel = storage::channel_named(*conn, target->delivery.org_id,
                                        target->delivery.channel);
+  }
+  if (bundle && channel &&
+      protocol::slack_signature_valid(
+          channel->signing_secret, req.get_header_value("X-Slack-Request-Timestamp"),
+          req.body, req.get_header_value("X-Slack-Signature"), now(a))) {
+    auto tally = answer_all(a, *bundle, click.action, click.by, "slack");
+    res.status = tally.unavailable > 0 ? 503 : 200;
+    return res.set_content(protocol::answer_all_text(click.action, tally, click.by),
+                           "text/plain; charset=utf-8");
   }
   if (!target || !channel ||
       !protocol::slack_signature_valid(

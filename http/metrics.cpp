@@ -19,6 +19,8 @@ void add_metrics_routes(routes& http, api& a) {
       metrics::set_gauge(metrics::name::outbox_depth, static_cast<double>(outbox.depth));
       metrics::set_gauge(metrics::name::outbox_oldest_due_age_seconds,
                          outbox.oldest_due_age_seconds);
+      metrics::set_gauge(metrics::name::pages_held_by_throttle,
+                         static_cast<double>(outbox.held_by_throttle));
     }
     if (auto stats = ask<registry_stats>(a, a.registry, res, atom::stats_v))
       metrics::set_gauge(metrics::name::incident_actors,

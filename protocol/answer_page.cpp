@@ -111,6 +111,56 @@ std::string render_answer_confirmation(const incident_record& incident,
   return document(page_title(incident), main);
 }
 
+std::string render_bundle_page(const std::vector<incident_record>& incidents,
+                               std::string_view paged, std::string_view notice,
+                               bool problem) {
+  size_t open = 0;
+  for (auto& i : incidents)
+    open += can_acknowledge(i.status) || can_resolve(i.status);
+  const std::string title = std::to_string(incidents.size()) + " incidents";
+  std::string main;
+  if (!notice.empty())
+    main += std::string{"<p class=\"notice"} + (problem ? " problem" : "") +
+            "\" role=\"status\">" + escape_html(notice) + "</p>\n";
+  main += "<h1>" + escape_html(title) + "</h1>\n<dl>\n";
+  main += row("Still open", std::to_string(open));
+  if (!paged.empty())
+    main += row("Paged", escape_html(paged));
+  main += "</dl>\n";
+  if (open > 0)
+    main += "<form method=\"post\">\n<button class=\"ack\" type=\"submit\" "
+            "name=\"action\" value=\"ack\">Acknowledge all</button>\n"
+            "<button class=\"resolve\" type=\"submit\" name=\"action\" "
+            "value=\"resolve\">Resolve all</button>\n</form>\n";
+  main += "<ul style=\"padding:0;list-style:none\">\n";
+  for (size_t k = 0; k < incidents.size() && k < max_listed_in_bundle; ++k) {
+    const auto& i = incidents[k];
+    const auto id = std::to_string(i.id);
+    main += "<li style=\"border-top:1px solid #e4e4e7;padding:.6rem 0\"><span" +
+            severity_class(i.severity) + ">" + escape_html(i.severity) + "</span> #" +
+            id + " " + escape_html(i.title) + " &middot; " + escape_html(i.status) + "\n";
+    const bool ack = can_acknowledge(i.status), resolve = can_resolve(i.status);
+    if (ack || resolve) {
+      main += "<form method=\"post\" style=\"flex-direction:row\"><input type=\"hidden\" "
+              "name=\"incident\" value=\"" +
+              id + "\">";
+      if (ack)
+        main += "<button class=\"ack\" type=\"submit\" name=\"action\" "
+                "value=\"ack\">Acknowledge</button>";
+      if (resolve)
+        main += "<button class=\"resolve\" type=\"submit\" name=\"action\" "
+                "value=\"resolve\">Resolve</button>";
+      main += "</form>";
+    }
+    main += "</li>\n";
+  }
+  main += "</ul>\n";
+  if (incidents.size() > max_listed_in_bundle)
+    main += "<p>…and " + std::to_string(incidents.size() - max_listed_in_bundle) +
+            " more: the buttons above act on them too.</p>\n";
+  return document("belay: " + title, main);
+}
+
 std::string render_answer_not_found() {
   return document("belay: link not valid",
                   "<h1>This link is not valid</h1>\n<p>It may have expired. Open the "

@@ -8,6 +8,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace belay::protocol {
 
@@ -22,6 +23,15 @@ std::string render_answer_page(const incident_record& incident, std::string_view
 std::string render_answer_confirmation(const incident_record& incident,
                                        std::string_view paged, answer_outcome outcome,
                                        std::string_view by);
+
+// GET /a/<bundle token> (docs/architecture.md#storms): the bundle's incidents, the
+// first `max_listed` with their status and buttons acting on that one (action plus
+// incident=<id>), and buttons acting on every one still open. POST: `notice` says what
+// came of the answer (empty on GET).
+inline constexpr std::size_t max_listed_in_bundle = 100;
+std::string render_bundle_page(const std::vector<incident_record>& incidents,
+                               std::string_view paged, std::string_view notice,
+                               bool problem = false);
 
 // Any invalid, altered or expired token: the same page, which names no incident and
 // does not say which it was.

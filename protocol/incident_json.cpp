@@ -113,6 +113,13 @@ void write_delivery(json_writer& w, const delivery_record& delivery) {
   write_time_or_null(w, delivery.sent_at);
   w.Key("createdAt");
   write_time(w, delivery.created_at);
+  w.Key("heldBy");
+  write_string_or_null(w, delivery.held_by);
+  w.Key("bundle");
+  if (delivery.bundle_id)
+    w.Int64(*delivery.bundle_id);
+  else
+    w.Null();
   w.EndObject();
 }
 

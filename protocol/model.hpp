@@ -166,6 +166,8 @@ struct delivery_record {
   micros created_at = 0;
   std::string update_of{}; // a status update: "acknowledged" or "resolved"
   std::string user{};      // the person paged, when the page went through a user's rule
+  std::string held_by{};   // "throttle": pending until its contact's throttle opens
+  std::optional<int64_t> bundle_id{}; // sent (or being sent) inside this bundle
 };
 
 struct dead_letter_record {

@@ -131,4 +131,19 @@ std::string answer_outcome_text(answer_outcome outcome, const incident_record& i
          "minute";
 }
 
+std::string answer_all_text(answer_action action, const answer_all_tally& t,
+                            std::string_view by) {
+  std::string text = action == answer_action::acknowledge ? "Acknowledged " : "Resolved ";
+  text += std::to_string(t.changed) + " of " + std::to_string(t.total) +
+          (t.total == 1 ? " incident" : " incidents");
+  if (!by.empty())
+    text += " by " + std::string{by};
+  if (t.already > 0)
+    text += " (" + std::to_string(t.already) + " already answered)";
+  if (t.unavailable > 0)
+    text += ". " + std::to_string(t.unavailable) +
+            " could not be recorded now: try again in a moment";
+  return text + ".";
+}
+
 } // namespace belay::protocol

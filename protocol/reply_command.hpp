@@ -67,4 +67,12 @@ enum class answer_outcome {
 std::string answer_outcome_text(answer_outcome outcome, const incident_record& incident,
                                 std::string_view by);
 
+// What an answer to every incident of a bundle came to: "Acknowledged 12 of 14
+// incidents by alice (2 were already answered)", or that belay could not record some.
+struct answer_all_tally {
+  size_t changed = 0, already = 0, unavailable = 0, total = 0;
+};
+std::string answer_all_text(answer_action action, const answer_all_tally& tally,
+                            std::string_view by);
+
 } // namespace belay::protocol

@@ -4,6 +4,7 @@
 
 #include "protocol/model.hpp"
 
+#include <string>
 #include <string_view>
 
 namespace belay::protocol {
@@ -17,5 +18,10 @@ throttle_windows default_status_throttle(std::string_view channel_type);
 // A bundle is one message a person reads: sms, voice, email and slack; a webhook's or a
 // log's reader is a program that wants one page per request.
 bool can_bundle(std::string_view channel_type);
+
+// Windows as the channel row keeps them: [{"count":1,"seconds":60},…].
+std::string throttle_json(const throttle_windows& windows);
+// What throttle_json wrote; anything else reads as no windows.
+throttle_windows throttle_from_json(std::string_view json);
 
 } // namespace belay::protocol

@@ -22,7 +22,10 @@
   next(retry_cap_seconds, "retry_cap_seconds")                                           \
   next(timeout_seconds, "timeout_seconds")                                               \
   next(failover_to, "failover_to")                                                       \
-  next(signing_secret, "signing_secret")
+  next(signing_secret, "signing_secret")                                                 \
+  next(throttle, "throttle::text")                                                       \
+  next(status_throttle, "status_throttle::text")                                         \
+  next(bundle, "bundle")
 // clang-format on
 #define BELAY_CHANNEL_COLUMNS BELAY_SELECT_LIST(BELAY_CHANNEL_COLUMN_LIST)
 

@@ -13,6 +13,7 @@
 // (result::column, once per result).
 #pragma once
 
+#include "protocol/throttle.hpp"
 #include "storage/db.hpp"
 
 #include <algorithm>
@@ -67,6 +68,10 @@ inline void read_column(const result& r, int row, int col,
     out.reset();
   else
     out = std::string{r.text(row, col)};
+}
+
+inline void read_column(const result& r, int row, int col, throttle_windows& out) {
+  out = protocol::throttle_from_json(r.text(row, col));
 }
 
 // Row `row` of `r`, as `read` (a BELAY_ROW_READER) reads it.

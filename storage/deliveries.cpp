@@ -32,7 +32,9 @@ namespace {
   next(sent_at, "belay_us(" d "sent_at)")                                                \
   next(created_at, "belay_us(" d "created_at)")                                          \
   next(user, "coalesce(" d "user_name, '')")                                             \
-  next(update_of, "coalesce(" d "update_of, '')")
+  next(update_of, "coalesce(" d "update_of, '')")                                        \
+  next(held_by, "coalesce(" d "held_by, '')")                                            \
+  next(bundle_id, d "bundle_id")
 // clang-format on
 #define BELAY_DELIVERY_COLUMN_LIST(first, next) BELAY_DELIVERY_COLUMNS_OF("", first, next)
 
@@ -113,6 +115,14 @@ claimed_delivery read_claim(const result& r, int row) {
   out.current_step = claim.delivery.step;
   return claim;
 }
+
+// Rows a contact claim (storage/contacts.cpp) took, read as claim_sql returns them.
+const std::string claimed_sql = R"sql(
+SELECT )sql" BELAY_SELECT_LIST(BELAY_CLAIMED_DELIVERY_COLUMN_LIST) R"sql(,
+       )sql" BELAY_SELECT_LIST(BELAY_CLAIMED_INCIDENT_COLUMN_LIST) R"sql(
+FROM delivery d JOIN incident due ON due.org_id = d.org_id AND due.id = d.incident_id
+WHERE d.org_id = $1 AND d.id = ANY ($2::bigint[])
+ORDER BY d.next_attempt_at, d.id)sql";
 
 #define BELAY_RECHECK_COLUMN_LIST(first, next)                                           \
   first(org_id, "org_id") next(delivery_id, "id") next(live, "live")
@@ -330,6 +340,17 @@ std::vector<claimed_delivery> claim_due(connection& c, const claim_request& req)
   return out;
 }
 
+std::vector<claimed_delivery> load_claimed(connection& c, int64_t org_id,
+                                           const std::vector<int64_t>& ids) {
+  std::vector<claimed_delivery> out;
+  if (ids.empty())
+    return out;
+  auto r = c.query(claimed_sql, org_id, bigint_array(ids));
+  for (int i = 0; i < r.rows(); ++i)
+    out.push_back(read_claim(r, i));
+  return out;
+}
+
 std::vector<recheck_result> recheck_claims(connection& c, const recheck_request& req) {
   auto claims = json_rows(req.claims,
                           [](protocol::json_writer& w, const recheck_request::claim& cl) {
@@ -480,7 +501,9 @@ replay_result replay_dead_letter(connection& c, int64_t org_id, int64_t dead_let
 }
 
 std::vector<named_statement> delivery_statements() {
-  return {{"delivery_claim", claim_sql}, {"delivery_recheck", recheck_sql}};
+  return {{"delivery_claim", claim_sql},
+          {"delivery_claimed", claimed_sql},
+          {"delivery_recheck", recheck_sql}};
 }
 
 } // namespace belay::storage

@@ -42,6 +42,10 @@ struct claim_request {
 // stays PENDING for ever; it comes back with status CANCELLED, the others CLAIMED.
 std::vector<claimed_delivery> claim_due(connection& c, const claim_request& r);
 
+// Deliveries `ids` of the org as a claim returns them (a contact claim's members).
+std::vector<claimed_delivery> load_claimed(connection& c, int64_t org_id,
+                                           const std::vector<int64_t>& ids);
+
 struct recheck_request {
   std::string node;
   micros now = 0;

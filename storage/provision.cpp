@@ -4,6 +4,7 @@
 #include "protocol/json_writer.hpp"
 #include "protocol/policy_json.hpp"
 #include "protocol/schedule_json.hpp"
+#include "protocol/throttle.hpp"
 #include "storage/db.hpp"
 #include "storage/statements.hpp"
 
@@ -41,19 +42,23 @@ ON CONFLICT (org_id, key_hash) DO NOTHING RETURNING 1)sql";
 constexpr const char* channel_sql = R"sql(
 INSERT INTO channel AS c (org_id, name, type, url, secret, account, sender, max_attempts,
                           retry_base_seconds, retry_cap_seconds, timeout_seconds, failover_to,
-                          signing_secret)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+                          signing_secret, throttle, status_throttle, bundle)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14::jsonb, $15::jsonb, $16)
 ON CONFLICT (org_id, name) DO UPDATE SET type = EXCLUDED.type, url = EXCLUDED.url,
   secret = EXCLUDED.secret, account = EXCLUDED.account, sender = EXCLUDED.sender,
   max_attempts = EXCLUDED.max_attempts, retry_base_seconds = EXCLUDED.retry_base_seconds,
   retry_cap_seconds = EXCLUDED.retry_cap_seconds, timeout_seconds = EXCLUDED.timeout_seconds,
-  failover_to = EXCLUDED.failover_to, signing_secret = EXCLUDED.signing_secret
+  failover_to = EXCLUDED.failover_to, signing_secret = EXCLUDED.signing_secret,
+  throttle = EXCLUDED.throttle, status_throttle = EXCLUDED.status_throttle,
+  bundle = EXCLUDED.bundle
 WHERE (c.type, c.url, c.secret, c.account, c.sender, c.max_attempts, c.retry_base_seconds,
-       c.retry_cap_seconds, c.timeout_seconds, c.failover_to, c.signing_secret)
+       c.retry_cap_seconds, c.timeout_seconds, c.failover_to, c.signing_secret, c.throttle,
+       c.status_throttle, c.bundle)
   IS DISTINCT FROM (EXCLUDED.type, EXCLUDED.url, EXCLUDED.secret, EXCLUDED.account,
        EXCLUDED.sender, EXCLUDED.max_attempts, EXCLUDED.retry_base_seconds,
        EXCLUDED.retry_cap_seconds, EXCLUDED.timeout_seconds, EXCLUDED.failover_to,
-       EXCLUDED.signing_secret)
+       EXCLUDED.signing_secret, EXCLUDED.throttle, EXCLUDED.status_throttle,
+       EXCLUDED.bundle)
 RETURNING (xmax = 0))sql";
 
 constexpr const char* policy_sql = R"sql(
@@ -247,7 +252,8 @@ provision_report apply(connection& c, const protocol::provisioning& p) {
       note.upserted(c.query(channel_sql, org, ch.name, ch.type, ch.url, ch.secret,
                             ch.account, ch.from, ch.max_attempts, ch.retry_base_seconds,
                             ch.retry_cap_seconds, ch.timeout_seconds, ch.failover_to,
-                            ch.signing_secret),
+                            ch.signing_secret, protocol::throttle_json(ch.throttle),
+                            protocol::throttle_json(ch.status_throttle), ch.bundle),
                     "channel", ch.name);
     }
     note.prune(c, prune_channels_sql, org, names, "channel");

@@ -13,7 +13,8 @@ SELECT status, count(*) FROM incident WHERE status <> 'RESOLVED' GROUP BY status
 const std::string outbox_sql = R"sql(
 SELECT count(*), coalesce(extract(epoch FROM now() - min(next_attempt_at)
                             FILTER (WHERE status = 'PENDING' AND next_attempt_at <= now())),
-                          0)::float8
+                          0)::float8,
+       count(*) FILTER (WHERE status = 'PENDING' AND held_by = 'throttle')
 FROM delivery WHERE status IN ('PENDING', 'CLAIMED'))sql";
 
 } // namespace
@@ -28,7 +29,7 @@ std::map<std::string, int64_t> unresolved_by_status(connection& c) {
 
 outbox_stats outbox(connection& c) {
   auto r = c.exec(outbox_sql);
-  return {r.int64(0, 0), r.float8(0, 1)};
+  return {r.int64(0, 0), r.float8(0, 1), r.int64(0, 2)};
 }
 
 } // namespace belay::storage

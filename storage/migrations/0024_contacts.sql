@@ -196,7 +196,12 @@ BEGIN
     ELSE
       live := live[1:1];
     END IF;
+    -- A page alone is the contact's last message from now (a bundle, once it is sent).
     UPDATE contact x SET held_since = NULL,
+        last_delivery_id = CASE WHEN b IS NULL AND NOT c.is_update THEN live[1]
+                                ELSE x.last_delivery_id END,
+        last_bundle_id = CASE WHEN b IS NULL AND NOT c.is_update THEN NULL
+                              ELSE x.last_bundle_id END,
         page_sends = CASE WHEN c.is_update THEN x.page_sends
                           ELSE belay_trim_sends(x.page_sends, windows, p_now) || p_now END,
         update_sends = CASE WHEN c.is_update

@@ -2,6 +2,7 @@
 // servers (SMTP, a Twilio-like API, a Slack webhook, a webhook), and the answers come
 // back over HTTP as a person, Twilio or Slack would send them. Inbound signatures are
 // computed by Python's hmac and hashlib (tests/http/inbound_sign.py), not by belay.
+#include "support/answering.hpp"
 #include "support/form.hpp"
 #include "support/http_sink.hpp"
 #include "support/json.hpp"
@@ -16,9 +17,14 @@
 
 using namespace belay;
 using namespace std::chrono_literals;
+using test::base_url;
 using test::contains;
 using test::form_body;
 using test::percent_encode;
+using test::post_form;
+using test::python_signature;
+using test::received;
+using test::twilio_sms_path;
 
 namespace {
 
@@ -32,6 +38,10 @@ struct sinks {
   test::http_sink http; // Twilio's API, the Slack webhook and the webhook, by path
 };
 
+// These tests page one contact several times within seconds: no throttle (storms have
+// their own tests, tests/http/storm_test.cpp).
+const std::string unthrottled = R"("throttle":[],"statusThrottle":[])";
+
 // Org "alpha": alice is mailed, bob texted; policy "mail" mails alice and, 6 s later,
 // posts to the webhook for "lead"; "sms" texts bob; "slack" posts to #ops; "hook"
 // posts to the webhook for #ops.
@@ -39,17 +49,17 @@ std::string answer_org(const sinks& s) {
   return R"({"orgs":[{"name":"alpha","apiKeys":["alpha-key"],
     "channels":[
       {"name":"mail","type":"email","url":")" +
-         s.mail.url() + R"(","from":"belay@example.com"},
+         s.mail.url() + R"(","from":"belay@example.com",)" + unthrottled + R"(},
       {"name":"sms","type":"sms","url":")" +
          s.http.url("/twilio") + R"(","account":"AC0123","secret":")" + twilio_token +
-         R"(","from":")" + twilio_number + R"("},
+         R"(","from":")" + twilio_number + R"(",)" + unthrottled + R"(},
       {"name":"slack","type":"slack","url":")" +
          s.http.url("/slack") + R"(","signingSecret":")" + slack_secret + R"("},
       {"name":"hook","type":"webhook","url":")" +
          s.http.url("/hook") + R"("},
       {"name":"voice","type":"voice","url":")" +
          s.http.url("/twilio") + R"(","account":"AC0123","secret":")" + twilio_token +
-         R"(","from":")" + twilio_number + R"("}],
+         R"(","from":")" + twilio_number + R"(",)" + unthrottled + R"(}],
     "users":[
       {"name":"alice","contacts":[{"name":"mail","channel":"mail","to":"alice@example.com"}],
        "rules":[{"contact":"mail"}]},
@@ -84,40 +94,6 @@ std::string shown_status(test::served_belay& belay, int64_t id) {
   return field(incident(belay, id), "status");
 }
 
-std::string base_url(const test::served_belay& belay) {
-  return "http://127.0.0.1:" + std::to_string(belay.process().port());
-}
-
-// tests/http/inbound_sign.py: `kind` twilio (key: auth token, extra: URL) or slack
-// (key: signing secret, extra: timestamp), over `body`.
-std::string python_signature(const std::string& kind, const std::string& key,
-                             const std::string& extra, const std::string& body) {
-  test::temp_file input{body};
-  auto signed_by =
-      test::run_command("python3 '" BELAY_SOURCE_DIR "/tests/http/inbound_sign.py' '" +
-                        kind + "' '" + key + "' '" + extra + "' < " + input.path());
-  REQUIRE(signed_by.exit_code == 0);
-  REQUIRE(!signed_by.output.empty());
-  return signed_by.output;
-}
-
-test::reply post_form(test::served_belay& belay, const std::string& path,
-                      const std::string& body, httplib::Headers headers = {}) {
-  auto http = belay.client();
-  return test::to_reply(
-      http.Post(path.c_str(), headers, body, "application/x-www-form-urlencoded"));
-}
-
-// The requests the HTTP sink received on `path`.
-std::vector<test::recorded_request> received(const test::http_sink& sink,
-                                             const std::string& path) {
-  std::vector<test::recorded_request> out;
-  for (auto& r : sink.requests())
-    if (r.path == path)
-      out.push_back(r);
-  return out;
-}
-
 bool wait_received(const test::http_sink& sink, const std::string& path, size_t n) {
   return test::eventually([&] { return received(sink, path).size() >= n; });
 }
@@ -142,19 +118,10 @@ std::string webhook_ack_url(const test::http_sink& sink) {
   return body["ackUrl"].GetString();
 }
 
-std::string twilio_sms_path = "/api/v1/integrations/twilio/sms";
-
 // A Twilio SMS webhook from `from` to belay's number, signed with `token`.
 test::reply sms_reply(test::served_belay& belay, const std::string& from,
                       const std::string& text, const std::string& token) {
-  auto body = form_body({{"AccountSid", "AC0123"},
-                         {"From", from},
-                         {"To", twilio_number},
-                         {"Body", text},
-                         {"MessageSid", "SM0001"}});
-  auto signature =
-      python_signature("twilio", token, base_url(belay) + twilio_sms_path, body);
-  return post_form(belay, twilio_sms_path, body, {{"X-Twilio-Signature", signature}});
+  return test::sms_reply(belay, from, twilio_number, text, token);
 }
 
 } // namespace

@@ -29,5 +29,5 @@ SET status = CASE WHEN due.live THEN 'CLAIMED' ELSE 'CANCELLED' END,
     attempts = d.attempts + CASE WHEN due.live THEN 1 ELSE 0 END
 FROM due
 WHERE d.org_id = due.org_id AND d.id = due.id
-RETURNING d.org_id, d.id, d.incident_id, d.loop, d.step, d.channel, d.target, d.idempotency_key, d.status, d.attempts, belay_us(d.next_attempt_at), d.last_error, d.ambiguous, d.failover_from, belay_us(d.sent_at), belay_us(d.created_at), coalesce(d.user_name, ''), coalesce(d.update_of, ''),
+RETURNING d.org_id, d.id, d.incident_id, d.loop, d.step, d.channel, d.target, d.idempotency_key, d.status, d.attempts, belay_us(d.next_attempt_at), d.last_error, d.ambiguous, d.failover_from, belay_us(d.sent_at), belay_us(d.created_at), coalesce(d.user_name, ''), coalesce(d.update_of, ''), coalesce(d.held_by, ''), d.bundle_id,
           due.dedup_key, due.title, due.severity, due.status, coalesce(due.acked_by, ''), coalesce(due.acked_via, ''), coalesce(due.resolved_by, ''), coalesce(due.resolved_via, '')
