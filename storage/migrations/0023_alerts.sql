@@ -32,3 +32,6 @@ ALTER TABLE incident ADD COLUMN alert_count int NOT NULL DEFAULT 1,
 CREATE FUNCTION belay_severity_rank(severity text) RETURNS int
   LANGUAGE sql IMMUTABLE STRICT
   RETURN array_position(ARRAY['info', 'warning', 'error', 'critical'], severity);
+
+-- The fields an integration groups its alerts by (grouping.by); empty: it does not group.
+ALTER TABLE integration ADD COLUMN group_by text[] NOT NULL DEFAULT '{}';
