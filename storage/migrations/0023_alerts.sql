@@ -26,6 +26,7 @@ CREATE INDEX alert_by_incident ON alert (org_id, incident_id, id);
 -- that is its own alert (0 firing once resolved).
 ALTER TABLE incident ADD COLUMN alert_count int NOT NULL DEFAULT 1,
                      ADD COLUMN firing_count int NOT NULL DEFAULT 1;
+UPDATE incident SET firing_count = 0 WHERE status = 'RESOLVED';
 
 -- critical > error > warning > info: a grouped incident's severity is its firing alerts'
 -- highest.
