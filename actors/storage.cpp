@@ -158,7 +158,8 @@ void answer(worker_ptr self, trigger_queue& q) {
       metrics::count(metrics::name::events_total,
                      {{"format", q.items[i].cmd.source},
                       {"outcome", r.created ? "created" : "deduplicated"}});
-    q.promises[i].deliver(trigger_reply{r.code, r.created, std::move(r.held.incident)});
+    q.promises[i].deliver(
+        trigger_reply{r.code, r.created, std::move(r.held.incident), r.joined});
   }
 }
 

@@ -5,6 +5,7 @@
 #include "http/respond.hpp"
 #include "protocol/incident_json.hpp"
 #include "protocol/incident_request.hpp"
+#include "storage/alerts.hpp"
 #include "storage/changes.hpp"
 #include "storage/db.hpp"
 #include "storage/deliveries.hpp"
@@ -109,6 +110,8 @@ std::optional<std::string> cursor(const std::optional<int64_t>& next) {
 constexpr int max_page = 500;
 // The changes of the hour before an incident opened, shown with it (newest first).
 constexpr int changes_shown = 20;
+// The alerts shown with an incident (newest first); …/alerts pages through them all.
+constexpr int alerts_shown = 100;
 
 void show(api& a, const httplib::Request& req, httplib::Response& res) {
   auto org = authenticate(a, req, res);
@@ -128,40 +131,52 @@ void show(api& a, const httplib::Request& req, httplib::Response& res) {
   auto deliveries = storage::load_deliveries(*conn, *org, *id, 0, params->limit);
   auto changes =
       storage::changes_before(*conn, *org, held->incident.created_at, changes_shown);
-  reply_json(res, 200,
-             protocol::render_incident_detail(
-                 held->incident, timeline.entries, deliveries.deliveries,
-                 cursor(timeline.next_after), cursor(deliveries.next_after), changes));
+  auto alerts = storage::load_alerts(*conn, held->incident, 0, alerts_shown);
+  protocol::incident_alerts shown{std::move(alerts.alerts), cursor(alerts.next_after),
+                                  storage::load_evidence(*conn, *org, *id)};
+  reply_json(
+      res, 200,
+      protocol::render_incident_detail(held->incident, timeline.entries,
+                                       deliveries.deliveries, cursor(timeline.next_after),
+                                       cursor(deliveries.next_after), changes, shown));
 }
 
 // GET …/timeline and …/deliveries: the incident's lists, a page at a time.
 template <class Page>
-void show_list(api& a, const httplib::Request& req, httplib::Response& res, Page page) {
+void show_list(api& a, const httplib::Request& req, httplib::Response& res, Page page,
+               int default_limit = max_page) {
   auto org = authenticate(a, req, res);
   if (!org)
     return;
   auto id = parse_id(req.matches[1]);
   if (!id)
     return not_found(res);
-  auto params = page_params(req, res, max_page, max_page);
+  auto params = page_params(req, res, default_limit, max_page);
   if (!params)
     return;
   auto conn = a.db.acquire();
-  if (!storage::load_incident(*conn, *org, *id))
+  auto held = storage::load_incident(*conn, *org, *id);
+  if (!held)
     return not_found(res);
-  reply_json(res, 200, page(*conn, *org, *id, *params));
+  reply_json(res, 200, page(*conn, held->incident, *params));
 }
 
-std::string timeline_page(storage::connection& c, int64_t org, int64_t id,
+std::string timeline_page(storage::connection& c, const incident_record& incident,
                           const page_request& p) {
-  auto page = storage::load_timeline(c, org, id, p.after, p.limit);
+  auto page = storage::load_timeline(c, incident.org_id, incident.id, p.after, p.limit);
   return protocol::render_timeline_page(page.entries, cursor(page.next_after));
 }
 
-std::string delivery_page(storage::connection& c, int64_t org, int64_t id,
+std::string delivery_page(storage::connection& c, const incident_record& incident,
                           const page_request& p) {
-  auto page = storage::load_deliveries(c, org, id, p.after, p.limit);
+  auto page = storage::load_deliveries(c, incident.org_id, incident.id, p.after, p.limit);
   return protocol::render_delivery_page(page.deliveries, cursor(page.next_after));
+}
+
+std::string alert_page(storage::connection& c, const incident_record& incident,
+                       const page_request& p) {
+  auto page = storage::load_alerts(c, incident, p.after, p.limit);
+  return protocol::render_alert_page(page.alerts, cursor(page.next_after));
 }
 
 } // namespace
@@ -183,6 +198,10 @@ void add_incident_routes(routes& http, api& a) {
   http.Get(R"(/api/v1/incidents/([^/]+)/deliveries)",
            [&a](const httplib::Request& req, httplib::Response& res) {
              show_list(a, req, res, delivery_page);
+           });
+  http.Get(R"(/api/v1/incidents/([^/]+)/alerts)",
+           [&a](const httplib::Request& req, httplib::Response& res) {
+             show_list(a, req, res, alert_page, alerts_shown);
            });
   http.Post(R"(/api/v1/incidents/([^/]+)/ack)",
             [&a](const httplib::Request& req, httplib::Response& res) {

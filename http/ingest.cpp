@@ -5,6 +5,7 @@
 #include "http/keys.hpp"
 #include "http/respond.hpp"
 #include "protocol/alertmanager.hpp"
+#include "protocol/grouping.hpp"
 #include "protocol/pagerduty.hpp"
 
 #include <algorithm>
@@ -34,6 +35,7 @@ void pagerduty(api& a, const httplib::Request& req, httplib::Response& res) {
   auto integration = admit_routing_key(a, ev.routing_key, res);
   if (!integration)
     return;
+  bool grouping = !integration->group_by.empty();
   if (ev.event_action == "trigger") {
     if (ev.dedup_key.empty())
       ev.dedup_key = generated_dedup_key();
@@ -41,6 +43,10 @@ void pagerduty(api& a, const httplib::Request& req, httplib::Response& res) {
                         ev.severity,         integration->policy, ev.details_json,
                         ev.payload_json,     integration->shadow, "events",
                         integration->name};
+    if (grouping) { // the event's key names its alert, its group names the incident
+      cmd.alert_key = ev.dedup_key;
+      cmd.dedup_key = protocol::group_key(integration->name, integration->group_by, ev);
+    }
     auto r = ask_trigger(a, res, std::move(cmd));
     if (!r)
       return;
@@ -52,7 +58,7 @@ void pagerduty(api& a, const httplib::Request& req, httplib::Response& res) {
   } else {
     auto kind = ev.event_action == "acknowledge" ? transition::ack : transition::resolve;
     transition_command cmd{integration->org_id, 0,        ev.dedup_key, kind,
-                           "pagerduty",         "events", "pagerduty"};
+                           "pagerduty",         "events", "pagerduty",  grouping};
     // PagerDuty accepts an acknowledge or resolve of an unknown key, and so do we.
     if (!ask<transition_reply>(a, a.registry, res, atom::transition_v, cmd))
       return;
@@ -95,6 +101,10 @@ bool fire(api& a, httplib::Response& res, const storage::integration_row& integr
                         alert->severity,     integration.policy, "{}",
                         alert->payload_json, integration.shadow, "alertmanager",
                         integration.name};
+    if (!integration.group_by.empty()) {
+      cmd.alert_key = alert->dedup_key;
+      cmd.dedup_key = protocol::group_key(integration.name, integration.group_by, *alert);
+    }
     requests.push_back(trigger_request(a, std::move(cmd)));
   }
   auto replies = ask_all<trigger_reply>(a, res, std::move(requests));
@@ -107,6 +117,7 @@ bool fire(api& a, httplib::Response& res, const storage::integration_row& integr
       ++counts.created;
     else
       ++counts.deduplicated;
+    counts.grouped += r.grouped;
   }
   return true;
 }
@@ -119,7 +130,7 @@ bool resolve(api& a, httplib::Response& res, const storage::integration_row& int
     transition_command cmd{integration.org_id, 0,
                            alert->dedup_key,   transition::resolve,
                            "alertmanager",     "alertmanager",
-                           "alertmanager"};
+                           "alertmanager",     !integration.group_by.empty()};
     requests.push_back(
         to<transition_reply>(a.registry, atom::transition_v, std::move(cmd)));
   }
@@ -189,6 +200,7 @@ void alertmanager(api& a, const httplib::Request& req, httplib::Response& res) {
   if (auto* err = std::get_if<protocol::error>(&parsed))
     return reply_error(res, *err);
   protocol::am_counts counts;
+  counts.grouping = !integration->group_by.empty();
   auto& alerts = std::get<protocol::am_webhook>(parsed).alerts;
   if (!ping_watchdog(a, res, *integration, alerts, counts))
     return;

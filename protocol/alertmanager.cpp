@@ -190,6 +190,10 @@ std::string render_am_counts(const am_counts& counts) {
   w.Int(counts.resolved);
   w.Key("ignored");
   w.Int(counts.ignored);
+  if (counts.grouping) {
+    w.Key("grouped");
+    w.Int(counts.grouped);
+  }
   w.EndObject();
   return to_string(out);
 }

@@ -45,9 +45,13 @@ struct am_counts {
   int deduplicated = 0;
   int resolved = 0;
   int ignored = 0;
+  // An integration that groups (DESIGN.md §14) also says how many of the deduplicated
+  // were new alerts that joined an incident.
+  bool grouping = false;
+  int grouped = 0;
 };
 
-// {"created":n,"deduplicated":n,"resolved":n,"ignored":n}
+// {"created":n,"deduplicated":n,"resolved":n,"ignored":n}, and "grouped":n when grouping
 std::string render_am_counts(const am_counts& counts);
 
 } // namespace belay::protocol

@@ -21,6 +21,9 @@ struct trigger_command {
   std::string source =
       "native";              // wire format, for metrics: native | events | alertmanager
   std::string integration{}; // its name, for maintenance windows; empty: native API
+  // Set when the integration groups its alerts (DESIGN.md §14): the event's own key,
+  // which names its alert, while dedup_key holds the group key of its incident.
+  std::string alert_key{};
 };
 
 enum class reply_code { ok, unchanged, not_found, conflict, unknown_policy };
@@ -29,6 +32,7 @@ struct trigger_reply {
   reply_code code = reply_code::ok;
   bool created = false;
   incident_record incident;
+  bool grouped = false; // a new alert that joined an incident rather than opening one
 };
 
 enum class transition { ack, resolve };
@@ -43,6 +47,9 @@ struct transition_command {
   // How the answer came (DESIGN.md section 11), recorded with `by`: api, console, link,
   // sms, voice, slack, pagerduty or alertmanager.
   std::string via = "api";
+  // dedup_key names an alert of a grouping integration (DESIGN.md §14): its firing alert
+  // is acted on, else the incident of that dedup key as without grouping.
+  bool alert_key = false;
 };
 
 struct transition_reply {

@@ -66,6 +66,29 @@ void write_incident(json_writer& w, const incident_record& incident) {
   w.Bool(incident.held_until.has_value());
   w.Key("maintenanceUntil");
   write_time_or_null(w, incident.held_until);
+  w.Key("alertCount");
+  w.Int(incident.alert_count);
+  w.Key("firingCount");
+  w.Int(incident.firing_count);
+  w.EndObject();
+}
+
+void write_alert(json_writer& w, const alert_record& alert) {
+  w.StartObject();
+  w.Key("key");
+  write_string(w, alert.key);
+  w.Key("status");
+  write_string(w, alert.status);
+  w.Key("title");
+  write_string(w, alert.title);
+  w.Key("severity");
+  write_string(w, alert.severity);
+  w.Key("firstSeenAt");
+  write_time(w, alert.first_seen_at);
+  w.Key("lastSeenAt");
+  write_time(w, alert.last_seen_at);
+  w.Key("eventCount");
+  w.Int64(alert.event_count);
   w.EndObject();
 }
 
@@ -209,7 +232,8 @@ std::string render_incident_detail(const incident_record& incident,
                                    const std::vector<delivery_record>& deliveries,
                                    const std::optional<std::string>& timeline_next,
                                    const std::optional<std::string>& deliveries_next,
-                                   const std::vector<change_record>& changes) {
+                                   const std::vector<change_record>& changes,
+                                   const incident_alerts& alerts) {
   rapidjson::StringBuffer out;
   json_writer w(out);
   w.StartObject();
@@ -220,6 +244,10 @@ std::string render_incident_detail(const incident_record& incident,
   write_cursor(w, "timelineNext", timeline_next);
   write_cursor(w, "deliveriesNext", deliveries_next);
   write_array(w, "changes", changes, write_change);
+  write_array(w, "alerts", alerts.alerts, write_alert);
+  write_cursor(w, "alertsNext", alerts.next);
+  w.Key("evidence");
+  write_stored_json(w, alerts.evidence_json);
   w.EndObject();
   return to_string(out);
 }
@@ -227,6 +255,11 @@ std::string render_incident_detail(const incident_record& incident,
 std::string render_timeline_page(const std::vector<timeline_entry>& timeline,
                                  const std::optional<std::string>& next) {
   return render_page("timeline", timeline, write_timeline_entry, next);
+}
+
+std::string render_alert_page(const std::vector<alert_record>& alerts,
+                              const std::optional<std::string>& next) {
+  return render_page("alerts", alerts, write_alert, next);
 }
 
 std::string render_delivery_page(const std::vector<delivery_record>& deliveries,

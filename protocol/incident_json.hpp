@@ -15,8 +15,11 @@ namespace belay::protocol {
 // The incident object: id (a number), dedupKey, title, severity, status, policy,
 // currentStep, loop, eventCount, createdAt, lastSeenAt, nextFireAt, ackedAt, ackedBy,
 // resolvedAt, exhaustedAt, version; reopenCount, integration, inMaintenance and
-// maintenanceUntil (DESIGN.md section 12). Other renderers (the inspector) embed it.
+// maintenanceUntil (DESIGN.md section 12); alertCount and firingCount (§14). Other
+// renderers (the inspector) embed it.
 void write_incident(json_writer& w, const incident_record& incident);
+// {"key","status","title","severity","firstSeenAt","lastSeenAt","eventCount"}
+void write_alert(json_writer& w, const alert_record& alert);
 // {"at","kind","detail":<the stored detail object>}
 void write_timeline_entry(json_writer& w, const timeline_entry& entry);
 // {"id","loop","step","channel","target","idempotencyKey","status","attempts",
@@ -32,16 +35,29 @@ std::string render_incident_only(const incident_record& incident);
 // {"incidents":[…],"next":"<cursor>"|null}
 std::string render_incident_list(const std::vector<incident_record>& incidents,
                                  const std::optional<std::string>& next);
+// What the detail shows of an incident's alerts (DESIGN.md §14): the most recent, the
+// cursor to the rest, and the payloads kept, newest first (a JSON array).
+struct incident_alerts {
+  std::vector<alert_record> alerts;
+  std::optional<std::string> next;
+  std::string evidence_json = "[]";
+};
+
 // {"incident":{…},"timeline":[…],"deliveries":[…],"timelineNext":c|null,
-//  "deliveriesNext":c|null,"changes":[…]}: a next cursor continues that list at
-// …/timeline or …/deliveries; changes are the org's change events of the hour before
-// the incident opened (DESIGN.md section 12), newest first.
+//  "deliveriesNext":c|null,"changes":[…],"alerts":[…],"alertsNext":c|null,
+//  "evidence":[…]}: a next cursor continues that list at …/timeline, …/deliveries or
+// …/alerts; changes are the org's change events of the hour before the incident opened
+// (DESIGN.md section 12), newest first.
 std::string render_incident_detail(const incident_record& incident,
                                    const std::vector<timeline_entry>& timeline,
                                    const std::vector<delivery_record>& deliveries,
                                    const std::optional<std::string>& timeline_next = {},
                                    const std::optional<std::string>& deliveries_next = {},
-                                   const std::vector<change_record>& changes = {});
+                                   const std::vector<change_record>& changes = {},
+                                   const incident_alerts& alerts = {});
+// {"alerts":[…],"next":c|null}
+std::string render_alert_page(const std::vector<alert_record>& alerts,
+                              const std::optional<std::string>& next);
 // {"timeline":[…],"next":c|null}
 std::string render_timeline_page(const std::vector<timeline_entry>& timeline,
                                  const std::optional<std::string>& next);

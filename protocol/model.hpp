@@ -139,6 +139,23 @@ struct incident_record {
   std::string integration{}; // of its first event; empty: the native API
   // While a maintenance window holds the ladder: the window's end (DESIGN.md section 12).
   std::optional<micros> held_until{};
+  // Its alerts, and how many of them fire (DESIGN.md §14): 1 and 1 for an incident that
+  // is its own alert, as every incident of an integration that does not group.
+  int alert_count = 1;
+  int firing_count = 1;
+};
+
+// An alert of a grouped incident (DESIGN.md §14), or an ungrouped incident shown as its
+// one alert.
+struct alert_record {
+  int64_t id = 0;
+  std::string key;
+  std::string status; // FIRING | RESOLVED
+  std::string title;
+  std::string severity;
+  micros first_seen_at = 0;
+  micros last_seen_at = 0;
+  int64_t event_count = 1;
 };
 
 struct timeline_entry {

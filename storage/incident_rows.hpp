@@ -40,11 +40,32 @@
 // selects NULL::text in its place.
 #define BELAY_INCIDENT_COLUMNS_BUT_LADDER BELAY_SELECT_LIST(BELAY_INCIDENT_COLUMN_LIST)
 #define BELAY_INCIDENT_COLUMNS BELAY_INCIDENT_COLUMNS_BUT_LADDER ", ladder::text"
+// How many alerts an incident has and how many fire (DESIGN.md §14), which statements
+// that answer for grouped incidents select after the ladder. The trigger statements of
+// integrations that do not group leave them out: their incidents are 1 and 1.
+#define BELAY_INCIDENT_COUNTS "alert_count, firing_count"
 
 namespace belay::storage {
 
 // Reads one row; a NULL ladder column leaves held_incident::ladder empty. Columns a
 // statement adds after the ladder are read by name (result::column).
 held_incident read_held(const result& r, int row);
+
+// Reads BELAY_INCIDENT_COUNTS of a result that selected them, looked up once.
+class count_reader {
+public:
+  explicit count_reader(const result& r);
+  void operator()(const result& r, int row, incident_record& out) const;
+
+private:
+  int alerts_, firing_;
+};
+
+// read_held, and the counts.
+inline held_incident read_counted(const result& r, int row, const count_reader& counts) {
+  auto h = read_held(r, row);
+  counts(r, row, h.incident);
+  return h;
+}
 
 } // namespace belay::storage

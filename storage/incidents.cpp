@@ -1,6 +1,7 @@
 #include "storage/incidents.hpp"
 
 #include "protocol/policy_json.hpp"
+#include "storage/alerts.hpp"
 #include "storage/columns.hpp"
 #include "storage/db.hpp"
 #include "storage/incident_rows.hpp"
@@ -50,24 +51,32 @@ held_incident read_held(const result& r, int row) {
   return h;
 }
 
+count_reader::count_reader(const result& r)
+    : alerts_(r.column("alert_count")), firing_(r.column("firing_count")) {}
+
+void count_reader::operator()(const result& r, int row, incident_record& out) const {
+  out.alert_count = static_cast<int>(r.int64(row, alerts_));
+  out.firing_count = static_cast<int>(r.int64(row, firing_));
+}
+
 namespace {
 
 std::optional<held_incident> first(const result& r) {
   if (r.rows() == 0)
     return std::nullopt;
-  return read_held(r, 0);
+  return read_counted(r, 0, count_reader{r});
 }
 
 // The compare-and-set of an ack or resolve, cancelling the deliveries nobody has
 // claimed yet in the same statement: $1 org, $2 the incident's id or dedup key
-// ({{which}}), $3 now, $4 by whom, $5 through what. {{set}}, {{from}} and {{kind}} are
-// the transition's (transition_fragments).
+// ({{which}}), $3 now, $4 by whom, $5 through what. {{set}}, {{from}}, {{kind}} and
+// {{alerts}} are the transition's (transition_fragments).
 constexpr std::string_view transition_text = R"sql(
 WITH cas AS (
   UPDATE incident SET {{set}}, version = version + 1
   WHERE org_id = $1 AND {{which}} AND status IN {{from}}
-  RETURNING )sql" BELAY_INCIDENT_COLUMNS R"sql(
-), cancelled AS (
+  RETURNING )sql" BELAY_INCIDENT_COLUMNS ", " BELAY_INCIDENT_COUNTS R"sql(
+){{alerts}}, cancelled AS (
   UPDATE delivery d SET status = 'CANCELLED' FROM cas
   WHERE d.org_id = cas.org_id AND d.incident_id = cas.id AND d.status = 'PENDING'
     AND d.update_of IS NULL
@@ -96,24 +105,30 @@ SELECT *, pg_notify('{{channel}}', cas.org_id || ' ' || cas.id) FROM cas)sql";
 
 // What an ack or a resolve sets, the statuses it moves an incident from, and its name
 // in the timeline and in the keys of the status updates it sends (section 10).
+// A resolve resolves every alert still firing (DESIGN.md §14).
 struct transition_fragments {
-  std::string_view set, from, kind;
+  std::string_view set, from, kind, alerts;
 };
 constexpr transition_fragments ack_fragments{
     R"sql(status = 'ACKNOWLEDGED', acked_at = belay_ts($3), acked_by = $4,
       acked_via = $5, next_fire_at = NULL, held_until = NULL)sql",
-    "('OPEN', 'EXHAUSTED')", "acknowledged"};
+    "('OPEN', 'EXHAUSTED')", "acknowledged", ""};
 constexpr transition_fragments resolve_fragments{
     R"sql(status = 'RESOLVED', resolved_at = belay_ts($3),
       resolved_by = NULLIF($4, ''), resolved_via = $5, resume_at = next_fire_at,
-      next_fire_at = NULL, held_until = NULL)sql",
-    "('OPEN', 'ACKNOWLEDGED', 'EXHAUSTED')", "resolved"};
+      next_fire_at = NULL, held_until = NULL, firing_count = 0)sql",
+    "('OPEN', 'ACKNOWLEDGED', 'EXHAUSTED')", "resolved",
+    R"sql(, alerts AS (
+  UPDATE alert a SET status = 'RESOLVED', resolved_at = belay_ts($3) FROM cas
+  WHERE a.org_id = cas.org_id AND a.incident_id = cas.id AND a.status = 'FIRING'
+))sql"};
 
 std::string transition_statement(const transition_fragments& f, std::string_view which) {
   return fill(transition_text, {{"set", f.set},
                                 {"which", which},
                                 {"from", f.from},
                                 {"kind", f.kind},
+                                {"alerts", f.alerts},
                                 {"channel", incident_channel}});
 }
 
@@ -133,10 +148,10 @@ const std::string& transition_sql(transition kind, bool by_key) {
 }
 
 const std::string latest_by_id_sql = R"sql(
-SELECT )sql" BELAY_INCIDENT_COLUMNS R"sql( FROM incident
+SELECT )sql" BELAY_INCIDENT_COLUMNS ", " BELAY_INCIDENT_COUNTS R"sql( FROM incident
 WHERE org_id = $1 AND id = $2::bigint)sql";
 const std::string latest_by_key_sql = R"sql(
-SELECT )sql" BELAY_INCIDENT_COLUMNS R"sql( FROM incident
+SELECT )sql" BELAY_INCIDENT_COLUMNS ", " BELAY_INCIDENT_COUNTS R"sql( FROM incident
 WHERE org_id = $1 AND dedup_key = $2
 ORDER BY (status <> 'RESOLVED') DESC, id DESC LIMIT 1)sql";
 
@@ -144,7 +159,7 @@ const std::string exhaust_sql = R"sql(
 WITH cas AS (
   UPDATE incident SET status = 'EXHAUSTED', next_fire_at = NULL, version = version + 1
   WHERE org_id = $1 AND id = $2 AND status = 'OPEN' AND version = $3
-  RETURNING )sql" BELAY_INCIDENT_COLUMNS R"sql(
+  RETURNING )sql" BELAY_INCIDENT_COLUMNS ", " BELAY_INCIDENT_COUNTS R"sql(
 ), note AS (
   INSERT INTO timeline (org_id, incident_id, at, kind, detail)
   SELECT cas.org_id, cas.id, belay_ts($4), 'exhausted', '{}'::jsonb FROM cas
@@ -238,7 +253,7 @@ std::pair<std::string, std::string> key_arrays(const incident_keys& keys) {
 }
 
 const std::string list_sql = R"sql(
-SELECT )sql" BELAY_INCIDENT_COLUMNS R"sql( FROM incident
+SELECT )sql" BELAY_INCIDENT_COLUMNS ", " BELAY_INCIDENT_COUNTS R"sql( FROM incident
 WHERE org_id = $1 AND ($2 = '' OR status = $2) AND ($3::bigint = 0 OR id < $3::bigint)
 ORDER BY id DESC LIMIT $4)sql";
 
@@ -263,6 +278,9 @@ constexpr auto read_timeline_entry = BELAY_ROW_READER(BELAY_TIMELINE_COLUMN_LIST
 
 transition_reply apply_transition(connection& c, const transition_command& cmd,
                                   micros now) {
+  if (cmd.alert_key)
+    if (auto r = apply_alert_transition(c, cmd, now))
+      return *r;
   bool by_key = cmd.incident_id == 0;
   std::string which = by_key ? cmd.dedup_key : std::to_string(cmd.incident_id);
   auto changed = first(
@@ -359,8 +377,9 @@ incident_page list_incidents(connection& c, int64_t org_id, const std::string& s
                              int limit, int64_t after_id) {
   auto r = c.query(list_sql, org_id, status, after_id, limit + 1);
   incident_page page;
+  count_reader counts{r};
   for (int i = 0; i < r.rows() && i < limit; ++i)
-    page.incidents.push_back(read_held(r, i).incident);
+    page.incidents.push_back(read_counted(r, i, counts).incident);
   if (r.rows() > limit)
     page.next_after = page.incidents.back().id;
   return page;
@@ -397,6 +416,9 @@ WITH doomed AS (
 ), notes AS (
   DELETE FROM timeline t USING doomed
   WHERE t.org_id = doomed.org_id AND t.incident_id = doomed.id
+), alerts AS (
+  DELETE FROM alert a USING doomed
+  WHERE a.org_id = doomed.org_id AND a.incident_id = doomed.id
 )
 DELETE FROM incident i USING doomed WHERE i.org_id = doomed.org_id AND i.id = doomed.id
 RETURNING i.id)sql";

@@ -29,6 +29,7 @@ struct upsert_result {
   reply_code code = reply_code::ok; // ok or unknown_policy
   bool created = false;             // or reopened: a ladder to run either way
   bool reopened = false; // a resolved incident reopened within its policy's window
+  bool joined = false;   // a new alert that joined an incident (DESIGN.md §14)
   held_incident held;
 };
 

@@ -3,6 +3,8 @@
 #include "storage/columns.hpp"
 #include "storage/db.hpp"
 
+#include <rapidjson/document.h>
+
 namespace belay::storage {
 
 namespace {
@@ -18,7 +20,8 @@ namespace {
   next(key_hash, "i.key_hash")                                                           \
   next(rate_limit_per_minute, "i.rate_limit_per_minute")                                 \
   next(heartbeat, "i.heartbeat")                                                         \
-  next(heartbeat_id, "coalesce(h.id, 0)")
+  next(heartbeat_id, "coalesce(h.id, 0)")                                                \
+  next(group_by, "array_to_json(i.group_by)::text")
 // clang-format on
 
 const std::string integration_sql = R"sql(
@@ -28,6 +31,19 @@ FROM integration i LEFT JOIN heartbeat h ON i.heartbeat <> ''
 WHERE i.key_hash = $1)sql";
 
 } // namespace
+
+// A JSON array of strings (array_to_json of a text[]) into its strings.
+void read_column(const result& r, int row, int col, std::vector<std::string>& out) {
+  rapidjson::Document doc;
+  auto text = r.text(row, col);
+  doc.Parse(text.data(), text.size());
+  out.clear();
+  if (doc.HasParseError() || !doc.IsArray())
+    return;
+  for (auto& item : doc.GetArray())
+    if (item.IsString())
+      out.emplace_back(item.GetString(), item.GetStringLength());
+}
 
 std::optional<std::pair<int64_t, std::string>> find_api_key(connection& c,
                                                             const std::string& key_hash) {

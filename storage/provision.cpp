@@ -69,14 +69,16 @@ RETURNING (xmax = 0))sql";
 
 constexpr const char* integration_sql = R"sql(
 INSERT INTO integration AS i (org_id, name, type, key_hash, policy, shadow,
-                              rate_limit_per_minute, heartbeat)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+                              rate_limit_per_minute, heartbeat, group_by)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::text[])
 ON CONFLICT (org_id, name) DO UPDATE SET type = EXCLUDED.type, key_hash = EXCLUDED.key_hash,
   policy = EXCLUDED.policy, shadow = EXCLUDED.shadow,
-  rate_limit_per_minute = EXCLUDED.rate_limit_per_minute, heartbeat = EXCLUDED.heartbeat
-WHERE (i.type, i.key_hash, i.policy, i.shadow, i.rate_limit_per_minute, i.heartbeat)
+  rate_limit_per_minute = EXCLUDED.rate_limit_per_minute, heartbeat = EXCLUDED.heartbeat,
+  group_by = EXCLUDED.group_by
+WHERE (i.type, i.key_hash, i.policy, i.shadow, i.rate_limit_per_minute, i.heartbeat,
+       i.group_by)
   IS DISTINCT FROM (EXCLUDED.type, EXCLUDED.key_hash, EXCLUDED.policy, EXCLUDED.shadow,
-                    EXCLUDED.rate_limit_per_minute, EXCLUDED.heartbeat)
+                    EXCLUDED.rate_limit_per_minute, EXCLUDED.heartbeat, EXCLUDED.group_by)
 RETURNING (xmax = 0))sql";
 
 // A changed period or grace moves the deadlines silence sets, from the last ping (or,
@@ -293,7 +295,8 @@ provision_report apply(connection& c, const protocol::provisioning& p) {
     for (auto& in : o.integrations) {
       names.push_back(in.name);
       note.upserted(c.query(integration_sql, org, in.name, in.type, sha256_hex(in.key),
-                            in.policy, in.shadow, in.rate_limit_per_minute, in.heartbeat),
+                            in.policy, in.shadow, in.rate_limit_per_minute, in.heartbeat,
+                            text_array(in.group_by)),
                     "integration", in.name);
     }
     note.prune(c, prune_integrations_sql, org, names, "integration");

@@ -48,8 +48,8 @@ fill(std::string_view text,
 
 std::vector<named_statement> assembled_statements() {
   std::vector<named_statement> out;
-  for (auto part : {trigger_statements, incident_statements, delivery_statements,
-                    answer_statements, provision_statements})
+  for (auto part : {trigger_statements, alert_statements, incident_statements,
+                    delivery_statements, answer_statements, provision_statements})
     for (auto& s : part())
       out.push_back(std::move(s));
   return out;

@@ -28,6 +28,7 @@ fill(std::string_view text,
 
 // Each file's assembled statements, and all of them.
 std::vector<named_statement> trigger_statements();
+std::vector<named_statement> alert_statements();
 std::vector<named_statement> incident_statements();
 std::vector<named_statement> delivery_statements();
 std::vector<named_statement> answer_statements();

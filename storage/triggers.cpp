@@ -3,6 +3,7 @@
 // ON CONFLICT never meets the same row twice in a statement.
 
 #include "protocol/evidence.hpp"
+#include "storage/alerts.hpp"
 #include "storage/batch.hpp"
 #include "storage/incident_rows.hpp"
 #include "storage/statements.hpp"
@@ -59,7 +60,7 @@ constexpr std::string_view reopen_sql =
   UPDATE incident i SET status = 'OPEN', reopen_count = i.reopen_count + 1,
     next_fire_at = greatest(i.resume_at, belay_ts(r_ats[1])), resume_at = NULL,
     acked_at = NULL, acked_by = NULL, acked_via = NULL,
-    resolved_at = NULL, resolved_by = NULL, resolved_via = NULL,
+    resolved_at = NULL, resolved_by = NULL, resolved_via = NULL, firing_count = 1,
     event_count = i.event_count + cardinality(r_ats),
     last_seen_at = belay_ts(r_ats[cardinality(r_ats)]),
     evidence = belay_keep_last(i.evidence || r_evidence, 5),
@@ -305,44 +306,11 @@ void write_raw(protocol::json_writer& w, const std::string& json) {
   w.RawValue(json.c_str(), json.size(), rapidjson::kObjectType);
 }
 
-// One key's row of $1. The first event names the incident as it would be created;
-// `evidence` keeps the last payloads, as the incident would after each event in turn.
+// One key's row of $1 (write_trigger_row).
 void group_json(protocol::json_writer& w, const std::vector<trigger_event>& events,
                 const key_group& g) {
-  auto& first = events[g.events.front()];
-  auto& cmd = first.cmd;
   w.StartObject();
-  w.Key("org_id");
-  w.Int64(cmd.org_id);
-  w.Key("dedup_key");
-  protocol::write_string(w, cmd.dedup_key);
-  w.Key("title");
-  protocol::write_string(w, cmd.title);
-  w.Key("severity");
-  protocol::write_string(w, cmd.severity);
-  w.Key("policy");
-  protocol::write_string(w, cmd.policy);
-  w.Key("shadow");
-  w.Bool(cmd.shadow);
-  w.Key("ats");
-  w.StartArray();
-  for (auto i : g.events)
-    w.Int64(events[i].at);
-  w.EndArray();
-  w.Key("evidence");
-  w.StartArray();
-  auto kept = std::min<size_t>(g.events.size(), evidence_kept);
-  for (auto i = g.events.size() - kept; i < g.events.size(); ++i)
-    protocol::write_evidence(w, events[g.events[i]].cmd.payload_json);
-  w.EndArray();
-  w.Key("details");
-  write_raw(w, cmd.details_json);
-  w.Key("owner");
-  protocol::write_string(w, first.owner.node);
-  w.Key("lease_until");
-  w.Int64(first.owner.lease_until);
-  w.Key("integration");
-  protocol::write_string(w, cmd.integration);
+  write_trigger_row(w, events, g.events);
   w.EndObject();
 }
 
@@ -503,8 +471,10 @@ bool update_duplicates(connection& c, const std::vector<trigger_event>& events,
   }
 }
 
-std::vector<upsert_result> upsert(connection& c, const std::vector<trigger_event>& events,
-                                  const trigger_mark* mark, trigger_hints* hints) {
+std::vector<upsert_result> upsert_ungrouped(connection& c,
+                                            const std::vector<trigger_event>& events,
+                                            const trigger_mark* mark,
+                                            trigger_hints* hints) {
   auto statements = statements_of(events);
   std::vector<upsert_result> out(events.size());
   if (hints && mark && statements.size() == 1 && !c.in_transaction() &&
@@ -533,6 +503,37 @@ std::vector<upsert_result> upsert(connection& c, const std::vector<trigger_event
   return out;
 }
 
+// A batch with events of integrations that group (storage/alerts.hpp): the others are
+// written as without them, then the grouped ones, in one transaction, under one mark.
+std::vector<upsert_result> upsert(connection& c, const std::vector<trigger_event>& events,
+                                  const trigger_mark* mark, trigger_hints* hints) {
+  std::vector<size_t> grouped, ungrouped;
+  for (size_t i = 0; i < events.size(); ++i)
+    (events[i].cmd.alert_key.empty() ? ungrouped : grouped).push_back(i);
+  if (grouped.empty())
+    return upsert_ungrouped(c, events, mark, hints);
+  std::vector<upsert_result> out(events.size());
+  auto run = [&] {
+    if (!ungrouped.empty()) {
+      std::vector<trigger_event> plain;
+      plain.reserve(ungrouped.size());
+      for (auto i : ungrouped)
+        plain.push_back(events[i]);
+      auto written = upsert_ungrouped(c, plain, mark, hints);
+      for (size_t k = 0; k < ungrouped.size(); ++k)
+        out[ungrouped[k]] = std::move(written[k]);
+    }
+    auto writes = upsert_alerts(c, events, grouped, out);
+    if (mark)
+      mark_alert_writes(c, writes, *mark, ungrouped.empty());
+  };
+  if (c.in_transaction())
+    run();
+  else
+    transaction(c, run);
+  return out;
+}
+
 // "{1,2,3}": the orgs of `events`, as a bigint[] parameter.
 std::string orgs_of(const std::vector<trigger_event>& events) {
   std::set<int64_t> orgs;
@@ -542,6 +543,43 @@ std::string orgs_of(const std::vector<trigger_event>& events) {
 }
 
 } // namespace
+
+void write_trigger_row(protocol::json_writer& w, const std::vector<trigger_event>& events,
+                       const std::vector<size_t>& which) {
+  auto& first = events[which.front()];
+  auto& cmd = first.cmd;
+  w.Key("org_id");
+  w.Int64(cmd.org_id);
+  w.Key("dedup_key");
+  protocol::write_string(w, cmd.dedup_key);
+  w.Key("title");
+  protocol::write_string(w, cmd.title);
+  w.Key("severity");
+  protocol::write_string(w, cmd.severity);
+  w.Key("policy");
+  protocol::write_string(w, cmd.policy);
+  w.Key("shadow");
+  w.Bool(cmd.shadow);
+  w.Key("ats");
+  w.StartArray();
+  for (auto i : which)
+    w.Int64(events[i].at);
+  w.EndArray();
+  w.Key("evidence");
+  w.StartArray();
+  auto kept = std::min<size_t>(which.size(), evidence_kept);
+  for (auto i = which.size() - kept; i < which.size(); ++i)
+    protocol::write_evidence(w, events[which[i]].cmd.payload_json);
+  w.EndArray();
+  w.Key("details");
+  write_raw(w, cmd.details_json);
+  w.Key("owner");
+  protocol::write_string(w, first.owner.node);
+  w.Key("lease_until");
+  w.Int64(first.owner.lease_until);
+  w.Key("integration");
+  protocol::write_string(w, cmd.integration);
+}
 
 std::vector<upsert_result> upsert_triggers(connection& c,
                                            const std::vector<trigger_event>& events) {

@@ -26,9 +26,13 @@ CREATE INDEX alert_by_incident ON alert (org_id, incident_id, id);
 -- that is its own alert (0 firing once resolved).
 ALTER TABLE incident ADD COLUMN alert_count int NOT NULL DEFAULT 1,
                      ADD COLUMN firing_count int NOT NULL DEFAULT 1;
+UPDATE incident SET firing_count = 0 WHERE status = 'RESOLVED';
 
 -- critical > error > warning > info: a grouped incident's severity is its firing alerts'
 -- highest.
 CREATE FUNCTION belay_severity_rank(severity text) RETURNS int
   LANGUAGE sql IMMUTABLE STRICT
   RETURN array_position(ARRAY['info', 'warning', 'error', 'critical'], severity);
+
+-- The fields an integration groups its alerts by (grouping.by); empty: it does not group.
+ALTER TABLE integration ADD COLUMN group_by text[] NOT NULL DEFAULT '{}';

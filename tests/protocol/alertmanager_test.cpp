@@ -204,6 +204,11 @@ TEST_CASE("counts render as the four numbers") {
         R"({"created":2,"deduplicated":1,"resolved":3,"ignored":0})");
 }
 
+TEST_CASE("an integration that groups also counts the alerts that joined an incident") {
+  CHECK(render_am_counts({1, 99, 0, 0, true, 99}) ==
+        R"({"created":1,"deduplicated":99,"resolved":0,"ignored":0,"grouped":99})");
+}
+
 TEST_CASE("a fingerprint too long for a dedup key is hashed") {
   const std::string fingerprint(300, 'f');
   auto alert = single_alert(R"({"status":"firing","labels":{},"fingerprint":")" +

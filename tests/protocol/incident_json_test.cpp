@@ -62,7 +62,8 @@ TEST_CASE("incident renders absent optionals as null and no internal fields") {
   }
   CHECK_FALSE(i.HasMember("orgId"));
   CHECK_FALSE(i.HasMember("shadow"));
-  CHECK(i.MemberCount() == 24); // with reopenCount and inMaintenance (section 12)
+  // with reopenCount and inMaintenance (section 12), alertCount and firingCount (§14)
+  CHECK(i.MemberCount() == 26);
   CHECK_FALSE(doc.HasMember("deduplicated"));
 }
 
@@ -184,4 +185,32 @@ TEST_CASE("strings survive rendering byte for byte, NUL and Unicode included") {
   r.title = std::string("a\0b \xc3\xa9 \n", 7);
   auto doc = json(render_incident_only(r));
   CHECK(str(doc["incident"]["title"]) == r.title);
+}
+
+TEST_CASE("the detail shows an incident's alerts, their cursor and its evidence") {
+  auto r = open_incident();
+  r.alert_count = 500;
+  r.firing_count = 3;
+  alert_record a{9, "fp-9", "FIRING", "Node down", "critical", t0, t0 + 1'000'000, 2};
+  auto doc = json(render_incident_detail(
+      r, {}, {}, {}, {}, {}, {{a}, std::string{"9"}, R"([{"n":2},{"n":1}])"}));
+  CHECK(doc["incident"]["alertCount"].GetInt() == 500);
+  CHECK(doc["incident"]["firingCount"].GetInt() == 3);
+  REQUIRE(doc["alerts"].Size() == 1);
+  auto& shown = doc["alerts"][0];
+  CHECK(str(shown["key"]) == "fp-9");
+  CHECK(str(shown["status"]) == "FIRING");
+  CHECK(str(shown["title"]) == "Node down");
+  CHECK(str(shown["severity"]) == "critical");
+  CHECK(str(shown["firstSeenAt"]) == "2026-11-29T18:20:15.123Z");
+  CHECK(str(shown["lastSeenAt"]) == "2026-11-29T18:20:16.123Z");
+  CHECK(shown["eventCount"].GetInt64() == 2);
+  CHECK(shown.MemberCount() == 7);
+  CHECK(str(doc["alertsNext"]) == "9");
+  REQUIRE(doc["evidence"].Size() == 2);
+  CHECK(doc["evidence"][0]["n"].GetInt() == 2);
+
+  auto page = json(render_alert_page({a}, std::nullopt));
+  CHECK(page["alerts"].Size() == 1);
+  CHECK(page["next"].IsNull());
 }

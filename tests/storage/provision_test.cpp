@@ -2,8 +2,10 @@
 // working, an org included; `belay provision --check FILE` says what would change and
 // changes nothing.
 #include "http/keys.hpp"
+#include "protocol/hash.hpp"
 #include "protocol/provisioning.hpp"
 #include "storage/db.hpp"
+#include "storage/keys.hpp"
 #include "storage/provision.hpp"
 #include "support/belay_process.hpp"
 #include "support/served_belay.hpp"
@@ -137,4 +139,27 @@ TEST_CASE("a bad --allowed-target-networks stops belay at start, naming the sett
                           {{"BELAY_ALLOWED_TARGET_NETWORKS", "localhost"}}};
   CHECK(env.wait_exit() == 2);
   CHECK(env.log().find("BELAY_ALLOWED_TARGET_NETWORKS") != std::string::npos);
+}
+
+TEST_CASE(
+    "an integration's grouping is stored, read with its key, and changed in place") {
+  test::test_database db;
+  auto grouped = [](const std::string& by) {
+    return R"({"orgs":[{"name":"acme","apiKeys":["acme-key"],
+      "channels":[{"name":"log","type":"log"}],
+      "policies":[{"name":"default","steps":[{"targets":[{"channel":"log","to":"#ops"}]}]}],
+      "integrations":[{"name":"prom","type":"alertmanager","key":"acme-am",
+                       "policy":"default")" +
+           by + "}]}]}";
+  };
+  db.provision(grouped(R"(,"grouping":{"by":["labels.alertname","labels.c\"x"]})"));
+  auto row = storage::find_integration(db.sql(), sha256_hex("acme-am"));
+  REQUIRE(row);
+  CHECK(row->group_by == std::vector<std::string>{"labels.alertname", "labels.c\"x"});
+  auto report = storage::apply_provisioning(db.sql(), parsed(grouped("")));
+  REQUIRE(report.changes.size() == 1);
+  CHECK(report.changes[0].find("integration 'prom'") != std::string::npos);
+  row = storage::find_integration(db.sql(), sha256_hex("acme-am"));
+  REQUIRE(row);
+  CHECK(row->group_by.empty());
 }

@@ -326,3 +326,49 @@ TEST_CASE_METHOD(batch_fixture,
   CHECK(count("SELECT event_count FROM incident WHERE dedup_key = 'p1'") == 2);
   CHECK(timeline("p1") == std::vector<std::string>{"created:1", "duplicate:2"});
 }
+
+TEST_CASE_METHOD(batch_fixture,
+                 "a batch mixing grouped and ungrouped events writes both under one mark "
+                 "that a read-back finds") {
+  storage::trigger_hints hints;
+  auto grouped = [&](const std::string& alert, const std::string& group) {
+    auto e = event(group);
+    e.cmd.alert_key = alert;
+    return e;
+  };
+  std::vector<storage::trigger_event> events{grouped("a1", "g"), event("plain"),
+                                             grouped("a2", "g"), grouped("a1", "g")};
+  auto r = storage::upsert_triggers(db.sql(), events, {51, at, 0}, hints);
+  REQUIRE(r.size() == 4);
+  CHECK(r[0].created);
+  CHECK(r[0].held.ladder);
+  CHECK(r[1].created);
+  CHECK_FALSE(r[2].created);
+  CHECK(r[2].joined);
+  CHECK_FALSE(r[3].created); // a1's second event: a duplicate
+  CHECK_FALSE(r[3].joined);
+  CHECK(r[2].held.incident.id == r[0].held.incident.id);
+  CHECK(r[2].held.incident.alert_count == 2);
+  CHECK(count("SELECT count(*) FROM alert") == 2);
+  CHECK(count("SELECT event_count FROM alert WHERE key = 'a1'") == 2);
+  CHECK(count("SELECT event_count FROM incident WHERE dedup_key = 'g'") == 3);
+  CHECK(db.sql()
+            .exec("SELECT cardinality(touched) || '/' || cardinality(created) "
+                  "FROM trigger_mark WHERE id = 51")
+            .str(0, 0) == "3/2");
+  auto back = storage::read_back_triggers(db.sql(), events, {51, at, 0});
+  REQUIRE(back);
+  CHECK((*back)[0].created);
+  CHECK((*back)[1].created);
+  CHECK((*back)[2].held.incident.id == r[0].held.incident.id);
+
+  // A grouped batch alone writes its own mark; a firing alert's event counts on its
+  // incident whatever its group key says now.
+  auto again =
+      storage::upsert_triggers(db.sql(), {grouped("a2", "other")}, {52, at, 51}, hints);
+  CHECK(again[0].held.incident.id == r[0].held.incident.id);
+  CHECK_FALSE(again[0].created);
+  CHECK(count("SELECT count(*) FROM trigger_mark WHERE id = 52") == 1);
+  CHECK(count("SELECT count(*) FROM trigger_mark WHERE id = 51") == 0);
+  CHECK(count("SELECT count(*) FROM incident") == 2);
+}

@@ -21,7 +21,7 @@ WITH g AS (
   UPDATE incident i SET status = 'OPEN', reopen_count = i.reopen_count + 1,
     next_fire_at = greatest(i.resume_at, belay_ts(r_ats[1])), resume_at = NULL,
     acked_at = NULL, acked_by = NULL, acked_via = NULL,
-    resolved_at = NULL, resolved_by = NULL, resolved_via = NULL,
+    resolved_at = NULL, resolved_by = NULL, resolved_via = NULL, firing_count = 1,
     event_count = i.event_count + cardinality(r_ats),
     last_seen_at = belay_ts(r_ats[cardinality(r_ats)]),
     evidence = belay_keep_last(i.evidence || r_evidence, 5),
