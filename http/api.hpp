@@ -1,8 +1,19 @@
 // The HTTP layer: cpp-httplib threads; each handler parses with protocol/, asks an
 // actor (or reads storage) and renders with protocol/.
+//
+// HTTP and storage: reads go straight to storage through the pool (`db`). A write goes
+// through the actor that owns the state it changes: acknowledges and resolves through
+// the registry, triggers through the trigger lane (which writes them for the registry
+// and tells it first), dead-letter replays through the dispatcher, heartbeat pings
+// through the heartbeat holder. Rows no actor holds in memory (maintenance windows,
+// schedule overrides, change events) are written here directly, each in one statement:
+// every reader reads them from the database when it needs them. Provisioning is applied
+// at start, before the node serves (http/main.cpp).
 #pragma once
 
-#include "actors/storage.hpp"
+#include "actors/actors.hpp"
+#include "actors/transport/transport.hpp"
+#include "actors/trigger_lane.hpp"
 #include "http/callers.hpp"
 #include "protocol/views.hpp"
 

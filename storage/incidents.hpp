@@ -7,6 +7,7 @@
 #include "protocol/ladder.hpp"
 #include "protocol/model.hpp"
 #include "protocol/paging.hpp"
+#include "storage/held_incident.hpp"
 
 #include <map>
 #include <optional>
@@ -19,11 +20,6 @@
 namespace belay::storage {
 
 class connection;
-
-struct held_incident {
-  incident_record incident;
-  ladder_ptr ladder; // the policy as it was when it opened; null if not read
-};
 
 struct upsert_result {
   reply_code code = reply_code::ok; // ok or unknown_policy
