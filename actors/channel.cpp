@@ -191,8 +191,8 @@ void start_send(self_ptr self, queued_delivery q) {
                     cd.delivery.step,
                     cd.delivery.attempts};
   static const transport::answer_links no_links;
-  transport::with_answer(p, st.d.answers ? *st.d.answers : no_links, cd.delivery,
-                         now(self));
+  protocol::with_answer(p, st.d.answers ? *st.d.answers : no_links, cd.delivery,
+                        now(self));
   auto& slot = take_sender(self);
   ++slot.pages;
   ++st.sending;

@@ -71,11 +71,15 @@ struct heartbeat_sweep;
 struct heartbeat_holdings;
 } // namespace storage
 
-// actors/transport/transport.hpp
-namespace transport {
+// protocol/page.hpp; actors/transport/transport.hpp names them as the transports' own
+namespace protocol {
 struct page;
-struct send_result;
 struct answer_links;
+} // namespace protocol
+namespace transport {
+using page = protocol::page;
+using answer_links = protocol::answer_links;
+struct send_result;
 } // namespace transport
 
 // actors/

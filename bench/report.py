@@ -177,6 +177,18 @@ if present("ingest_page"):
         f"Alertmanager {fmt(am_kib, 'KiB')} per alert", r, "≤ 0.1× Alertmanager",
         None if r is None else r <= 0.1, data={"belay": k, "peer": am_kib})
 
+if present("ha"):
+    # scripts/bench --ha: the same belay on scripts/ha's Patroni cluster (synchronous
+    # replication) beside the single server, run after run.
+    for metric, what, unit in (("ingest_new_eps", "ingest-new events/s", ""),
+                               ("ingest_new_p99", "ingest-new p99", "ms"),
+                               ("pages_per_s", "ingest+page pages delivered/s", "")):
+        single, _, n = median("ha", metric, "belay")
+        cluster, _, _ = median("ha", metric, "belay-ha")
+        row("ha", f"{what} on the failover cluster", fmt(cluster, unit) if unit else fmt(cluster),
+            f"single server {fmt(single, unit) if unit else fmt(single)}", ratio(cluster, single),
+            data={"cluster": cluster, "single": single, "runs": n})
+
 if present("storm"):
     t, note, n = median("storm", "last_page_s")
     storm_goal = "≤ 5 s" + ("" if int(meta.get("storm_n", 10000)) >= 10000 else " (at 10,000)")

@@ -104,6 +104,9 @@ void add_health_routes(routes& http, api& a) {
     for (auto& c : components)
       ready &= c.second.empty();
     res.status = ready ? 200 : 503;
+    // A failover leaves no primary for a few seconds (DESIGN.md section 15).
+    if (!ready)
+      res.set_header("Retry-After", "1");
     res.set_content(status_json(components), "application/json");
   });
 }

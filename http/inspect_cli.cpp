@@ -2,9 +2,9 @@
 
 #include "protocol/json_document.hpp"
 #include "protocol/text.hpp"
+#include "protocol/time.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -22,31 +22,9 @@ using rapidjson::Value;
 
 const char* const default_url = "http://127.0.0.1:8080";
 
-// Titles and reasons come from alerts: a terminal must not obey escape sequences in
-// them. C0 controls, DEL and C1 controls (U+0080..U+009F) become '?'.
-std::string printable(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    const auto byte = static_cast<unsigned char>(s[i]);
-    if (byte < 0x20 || byte == 0x7F) {
-      out += '?';
-    } else if (byte == 0xC2 && i + 1 < s.size() &&
-               static_cast<unsigned char>(s[i + 1]) >= 0x80 &&
-               static_cast<unsigned char>(s[i + 1]) <= 0x9F) {
-      out += '?';
-      ++i;
-    } else {
-      out += s[i];
-    }
-  }
-  return out;
-}
-
-std::string clip(const std::string& s, std::size_t max_chars) {
-  if (protocol::utf8_length(s) <= max_chars)
-    return s;
-  return protocol::utf8_prefix(s, max_chars - 1) + "…";
+// A long cell ends in "…": a terminal shows it as one column, where a page keeps "...".
+std::string clip(std::string_view s, std::size_t max_chars) {
+  return protocol::clip(s, max_chars, "…");
 }
 
 const Value* member(const Value& v, const char* name) {
@@ -56,13 +34,14 @@ const Value* member(const Value& v, const char* name) {
   return it == v.MemberEnd() || it->value.IsNull() ? nullptr : &it->value;
 }
 
-// Any scalar as shown text; "-" when absent or null.
+// Any scalar as shown text; "-" when absent or null. Titles and reasons come from
+// alerts: printable, so that a terminal obeys no escape sequence in them.
 std::string text(const Value& v, const char* name) {
   const Value* m = member(v, name);
   if (!m)
     return "-";
   if (m->IsString())
-    return printable(protocol::string_view_of(*m));
+    return protocol::printable(protocol::string_view_of(*m));
   if (m->IsBool())
     return m->GetBool() ? "true" : "false";
   if (m->IsInt64())
@@ -71,7 +50,7 @@ std::string text(const Value& v, const char* name) {
     return std::to_string(m->GetUint64());
   if (m->IsNumber())
     return protocol::decimal_text(m->GetDouble());
-  return printable(protocol::compact_json(*m));
+  return protocol::printable(protocol::compact_json(*m));
 }
 
 double number(const Value& v, const char* name) {
@@ -93,29 +72,15 @@ std::vector<const Value*> elements(const Value& v, const char* name) {
   return out;
 }
 
-int64_t days_from_civil(int64_t y, int m, int d) {
-  y -= m <= 2;
-  const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const int64_t yoe = y - era * 400;
-  const int64_t doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
-  const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + doe - 719468;
-}
-
 // "2026-11-29T18:20:15.123Z" as milliseconds since the epoch (the wire's UTC form).
 std::optional<int64_t> millis_of(const Value& v, const char* name) {
   const Value* m = member(v, name);
   if (!m || !m->IsString())
     return std::nullopt;
-  std::string s{protocol::string_view_of(*m)};
-  int y = 0, mo = 0, d = 0, h = 0, mi = 0, used = 0;
-  double sec = 0;
-  if (std::sscanf(s.c_str(), "%4d-%2d-%2dT%2d:%2d:%lf%n", &y, &mo, &d, &h, &mi, &sec,
-                  &used) != 6 ||
-      s.substr(static_cast<std::size_t>(used)) != "Z")
+  const auto at = protocol::parse_rfc3339(protocol::string_view_of(*m));
+  if (!at)
     return std::nullopt;
-  const int64_t seconds = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60;
-  return seconds * 1000 + std::llround(sec * 1000);
+  return *at / 1000;
 }
 
 // 42s, 4m 05s, 3h 04m, 2d 3h: the same shapes as the console page.
@@ -331,7 +296,7 @@ std::optional<std::string> error_message(const std::string& body) {
     return std::nullopt;
   const Value& error = object(doc, "error");
   if (const Value* m = member(error, "message"); m && m->IsString())
-    return printable(protocol::string_view_of(*m));
+    return protocol::printable(protocol::string_view_of(*m));
   return std::nullopt;
 }
 
@@ -412,8 +377,8 @@ int run_inspect(const std::vector<std::string>& args) {
       }
     }
     if (!target) {
-      std::cerr << "belay inspect: unknown or incomplete argument '" << printable(a)
-                << "'\n"
+      std::cerr << "belay inspect: unknown or incomplete argument '"
+                << protocol::printable(a) << "'\n"
                 << inspect_usage;
       return 2;
     }
@@ -432,7 +397,7 @@ int run_inspect(const std::vector<std::string>& args) {
                         url.find('/', scheme_end + 3) == std::string::npos;
   httplib::Client client{url};
   if (!base_url || !client.is_valid()) {
-    std::cerr << "belay inspect: '" << printable(url)
+    std::cerr << "belay inspect: '" << protocol::printable(url)
               << "' is not a base URL such as http://127.0.0.1:8080\n";
     return 2;
   }

@@ -4,15 +4,6 @@
 
 namespace belay::protocol {
 
-namespace {
-
-bool is_control(char c) {
-  const auto byte = static_cast<unsigned char>(c);
-  return byte < 0x20 || byte == 0x7f;
-}
-
-} // namespace
-
 std::string escape_html(std::string_view text) {
   std::string out;
   out.reserve(text.size());
@@ -59,20 +50,6 @@ std::string escape_slack(std::string_view text) {
       out += c;
   }
   return out;
-}
-
-std::string one_line(std::string_view text) {
-  std::string out{text};
-  for (char& c : out)
-    if (is_control(c))
-      c = ' ';
-  return out;
-}
-
-std::string clip(std::string_view text, std::size_t max_chars) {
-  if (utf8_length(text) <= max_chars)
-    return std::string{text};
-  return utf8_prefix(text, max_chars) + "...";
 }
 
 } // namespace belay::protocol

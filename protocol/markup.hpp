@@ -17,12 +17,4 @@ std::string escape_html(std::string_view text);
 // text.
 std::string escape_slack(std::string_view text);
 
-// `text` on one line: CR, LF and other control characters become spaces. For titles in
-// SMS texts, subjects and spoken prompts.
-std::string one_line(std::string_view text);
-
-// At most `max_chars` characters of `text`, "..." appended when cut (three dots rather
-// than "…", which would switch an SMS to UCS-2 and halve its length).
-std::string clip(std::string_view text, std::size_t max_chars);
-
 } // namespace belay::protocol

@@ -41,10 +41,41 @@ bool has_whitespace_or_control(std::string_view s) {
   return false;
 }
 
+std::string one_line(std::string_view text) {
+  std::string out{text};
+  for (char& c : out)
+    if (is_control(c))
+      c = ' ';
+  return out;
+}
+
+std::string printable(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto next = i + 1 < text.size() ? static_cast<unsigned char>(text[i + 1]) : 0;
+    if (is_control(text[i])) {
+      out += '?';
+    } else if (static_cast<unsigned char>(text[i]) == 0xC2 && next >= 0x80 &&
+               next <= 0x9F) { // U+0080..U+009F
+      out += '?';
+      ++i;
+    } else {
+      out += text[i];
+    }
+  }
+  return out;
+}
+
+std::string clip(std::string_view text, std::size_t max_chars,
+                 std::string_view ellipsis) {
+  if (utf8_length(text) <= max_chars)
+    return std::string{text};
+  return utf8_prefix(text, max_chars) + std::string{ellipsis};
+}
+
 std::string abbreviate(std::string_view s, std::size_t max_chars) {
-  if (utf8_length(s) <= max_chars)
-    return std::string{s};
-  return utf8_prefix(s, max_chars) + "…";
+  return clip(s, max_chars, "…");
 }
 
 std::string decimal_text(double value) {

@@ -1,6 +1,7 @@
-// Text measurements shared by the parsers. Limits in the HTTP contract count
-// characters (Unicode code points), not bytes, so "255 chars" means the same in every
-// language; the parsers only ever see valid UTF-8 (RapidJSON validates it).
+// Text measurements and the plain-text rules shared by the parsers and every renderer.
+// Limits count characters (Unicode code points), not bytes, so "255 chars" means the
+// same in every language; the parsers only ever see valid UTF-8 (RapidJSON validates
+// it), and nothing here splits a character.
 #pragma once
 
 #include <cstddef>
@@ -15,6 +16,23 @@ std::string utf8_prefix(std::string_view s, std::size_t max_chars);
 // Empty or only ASCII whitespace.
 bool is_blank(std::string_view s);
 bool has_whitespace_or_control(std::string_view s);
+
+// C0 controls and DEL, one byte each in UTF-8.
+inline bool is_control(char c) {
+  const auto byte = static_cast<unsigned char>(c);
+  return byte < 0x20 || byte == 0x7f;
+}
+// `text` on one line: CR, LF and the other control characters become spaces. For
+// titles in SMS texts, subjects, spoken prompts and log lines.
+std::string one_line(std::string_view text);
+// For a terminal, which must not obey escape sequences in text from alerts: C0
+// controls, DEL and C1 controls (U+0080..U+009F) become '?'.
+std::string printable(std::string_view text);
+
+// At most `max_chars` characters of `text`, `ellipsis` appended when it was cut. Pages
+// keep "..." rather than "…", which would switch an SMS to UCS-2 and halve its length.
+std::string clip(std::string_view text, std::size_t max_chars,
+                 std::string_view ellipsis = "...");
 // For echoing a client's value in a message without echoing a whole payload.
 std::string abbreviate(std::string_view s, std::size_t max_chars = 64);
 

@@ -63,12 +63,19 @@ std::string_view fraction_end(std::string_view text) {
   return end == 1 ? rest : rest.substr(end); // a bare "." is no zone either
 }
 
+// RFC 3339's time-numoffset: hours 00-23, minutes 00-59. date::parse takes any two
+// digits, so "+99:99" moved a time by four days (found by fuzzing).
 bool is_zone(std::string_view zone) {
   if (zone == "Z" || zone == "z")
     return true;
   return zone.size() == 6 && (zone[0] == '+' || zone[0] == '-') && is_digit(zone[1]) &&
-         is_digit(zone[2]) && zone[3] == ':' && is_digit(zone[4]) && is_digit(zone[5]);
+         is_digit(zone[2]) && zone[3] == ':' && is_digit(zone[4]) && is_digit(zone[5]) &&
+         (zone[1] < '2' || (zone[1] == '2' && zone[2] <= '3')) && zone[4] <= '5';
 }
+
+// The instants rfc3339 writes as RFC 3339: 0000-01-01T00:00:00Z to the end of 9999.
+constexpr belay::micros first_writable = -62'167'219'200'000'000;
+constexpr belay::micros last_writable = 253'402'300'799'999'999;
 
 } // namespace
 
@@ -137,7 +144,12 @@ std::optional<belay::micros> parse_rfc3339(std::string_view text) {
   in >> std::ws;
   if (!in.eof())
     return std::nullopt;
-  return at.time_since_epoch().count();
+  // An offset can carry a time out of those years ("9999-12-31T23:59:59-01:00"); kept,
+  // it would be written back as "10000-01-01T00:59:59.000Z", which nobody reads.
+  const auto t = at.time_since_epoch().count();
+  if (t < first_writable || t > last_writable)
+    return std::nullopt;
+  return t;
 }
 
 } // namespace belay::protocol

@@ -1,6 +1,8 @@
 #include "protocol/twiml.hpp"
 
 #include "protocol/markup.hpp"
+#include "protocol/text.hpp"
+#include "protocol/wording.hpp"
 
 namespace belay::protocol {
 
@@ -21,6 +23,10 @@ std::string response(std::string_view verb, std::string_view text) {
   return out;
 }
 
+std::string spoken_title(const incident_record& incident) {
+  return one_line(clip(incident.title, max_spoken_title_chars));
+}
+
 } // namespace
 
 std::string render_twiml_message(std::string_view text) {
@@ -31,17 +37,29 @@ std::string render_twiml_say(std::string_view text) {
   return response("Say", text);
 }
 
-std::string render_voice_gather(const incident_record& incident,
-                                std::string_view action_url) {
-  // The severity as stored, in lower case: speech engines spell out some words
-  // written in capitals.
-  const std::string prompt =
-      "belay page. Severity " + one_line(incident.severity) + ". " +
-      one_line(clip(incident.title, max_spoken_title_chars)) + ". Incident " +
-      std::to_string(incident.id) + ". Press 1 to acknowledge, 2 to resolve.";
-  return "<Response><Gather numDigits=\"1\" action=\"" + escape_html(action_url) +
-         "\" method=\"POST\"><Say>" + escape_html(prompt) +
-         "</Say></Gather><Say>No key was pressed. Nothing was recorded.</Say></Response>";
+std::string voice_twiml(const page& p) {
+  const auto& incident = p.incident;
+  switch (kind_of(p)) {
+  case page_kind::status_update:
+    return render_twiml_say(status_update_text(incident, p.update));
+  case page_kind::answerable: {
+    // The severity as stored, in lower case: speech engines spell out some words
+    // written in capitals.
+    const std::string prompt = "belay page. Severity " + one_line(incident.severity) +
+                               ". " + spoken_title(incident) + ". Incident " +
+                               std::to_string(incident.id) +
+                               ". Press 1 to acknowledge, 2 to resolve.";
+    return "<Response><Gather numDigits=\"1\" action=\"" + escape_html(p.voice_url) +
+           "\" method=\"POST\"><Say>" + escape_html(prompt) +
+           "</Say></Gather><Say>No key was pressed. Nothing was recorded.</Say>"
+           "</Response>";
+  }
+  case page_kind::plain:
+    break;
+  }
+  return render_twiml_say("belay page. " + severity_label(incident) + ". " +
+                          spoken_title(incident) + ". Incident " +
+                          std::to_string(incident.id) + ", " + step_label(p) + ".");
 }
 
 } // namespace belay::protocol

@@ -3,7 +3,7 @@
 // parameter of an outgoing call does not want.
 #pragma once
 
-#include "protocol/model.hpp"
+#include "protocol/page.hpp"
 
 #include <string>
 #include <string_view>
@@ -16,10 +16,10 @@ std::string render_twiml_message(std::string_view text);
 // <Response><Say>text</Say></Response>: what a caller hears after pressing a key.
 std::string render_twiml_say(std::string_view text);
 
-// The outgoing call: the incident read out, then one key gathered and POSTed (as
-// Digits) to `action_url`, twilio_voice_url's answer. When no key is pressed Twilio
-// goes on past the <Gather>, so the caller is told nothing was recorded.
-std::string render_voice_gather(const incident_record& incident,
-                                std::string_view action_url);
+// The outgoing call for `p`. Answerable: the incident read out, then one key gathered
+// and POSTed (as Digits) to p.voice_url; when no key is pressed Twilio goes on past the
+// <Gather>, so the caller is told nothing was recorded. Plain: the incident and its
+// step read out. Update: status_update_text() read out.
+std::string voice_twiml(const page& p);
 
 } // namespace belay::protocol

@@ -18,6 +18,11 @@ BELAY_PACKAGES=(
 # scripts/test install these too, scripts/run does not need them.
 BELAY_FUZZ_PACKAGES=(clang-14 libclang-rt-14-dev)
 
+# What scripts/ha's failover cluster adds (Patroni, etcd, and the etcd v2 client library
+# Debian's Patroni uses): scripts/ha installs these, and scripts/test when it can;
+# scripts/run only with BELAY_HA=1.
+BELAY_HA_PACKAGES=(patroni etcd-server etcd-client python3-etcd)
+
 say() { printf '\033[1mbelay:\033[0m %s\n' "$*"; }
 
 install_missing() {

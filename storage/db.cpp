@@ -65,6 +65,14 @@ std::optional<int64_t> result::opt_int64(int row, int col) const {
   return int64(row, col);
 }
 
+int result::column(const char* name) const {
+  auto col = PQfnumber(res_.get(), name);
+  if (col < 0)
+    throw std::invalid_argument("the statement has no column '" + std::string{name} +
+                                "'");
+  return col;
+}
+
 namespace {
 
 connection_limits limits;
@@ -89,6 +97,11 @@ std::string options_of(const std::string& url) {
 }
 
 } // namespace
+
+bool ends_session(const std::string& sqlstate) {
+  return sqlstate.rfind("08", 0) == 0 || sqlstate == "57P01" || sqlstate == "57P02" ||
+         sqlstate == "57P03" || sqlstate == "25006";
+}
 
 void set_connection_limits(const connection_limits& l) {
   limits = l;
@@ -160,13 +173,30 @@ std::chrono::steady_clock::time_point connection::reply_deadline() const {
          std::chrono::milliseconds{std::llround(limits.reply_timeout_seconds() * 1000)};
 }
 
-void connection::fail_connection(const std::string& why) {
-  // The session is in an unknown state: drop it; reset() opens a fresh one.
+void connection::close() {
   if (conn_)
     PQfinish(conn_);
   conn_ = nullptr;
   prepared_.clear();
+}
+
+void connection::fail_connection(const std::string& why) {
+  // The session is in an unknown state: drop it; reset() opens a fresh one.
+  close();
   throw db_error(why, "");
+}
+
+void connection::fail_statement(pg_result* res) {
+  const char* state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : nullptr;
+  std::string sqlstate = state ? state : "";
+  std::string msg = trimmed(res ? PQresultErrorMessage(res) : PQerrorMessage(conn_));
+  if (msg.empty())
+    msg = trimmed(PQerrorMessage(conn_));
+  PQclear(res);
+  // A demoted server would refuse every later write too; a closing one would fail them.
+  if (ends_session(sqlstate))
+    close();
+  throw db_error(msg, sqlstate);
 }
 
 pg_result* connection::await_reply(std::chrono::steady_clock::time_point deadline) {
@@ -235,11 +265,7 @@ result connection::exec(const std::string& sql, const std::vector<param>& params
   auto status = PQresultStatus(res);
   if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK)
     return result{res};
-  const char* state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : nullptr;
-  std::string msg = trimmed(res ? PQresultErrorMessage(res) : PQerrorMessage(conn_));
-  std::string sqlstate = state ? state : "";
-  PQclear(res);
-  throw db_error(msg.empty() ? trimmed(PQerrorMessage(conn_)) : msg, sqlstate);
+  fail_statement(res);
 }
 
 result connection::exec_within(std::chrono::milliseconds reply_timeout,
@@ -252,9 +278,7 @@ result connection::exec_within(std::chrono::milliseconds reply_timeout,
   auto status = PQresultStatus(res);
   if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK)
     return result{res};
-  std::string msg = trimmed(res ? PQresultErrorMessage(res) : PQerrorMessage(conn_));
-  PQclear(res);
-  throw db_error(msg, "");
+  fail_statement(res);
 }
 
 void connection::run_script(const std::string& sql) {
@@ -269,11 +293,7 @@ void connection::run_script(const std::string& sql) {
     PQclear(res);
     return;
   }
-  const char* state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : nullptr;
-  std::string msg = trimmed(res ? PQresultErrorMessage(res) : PQerrorMessage(conn_));
-  std::string sqlstate = state ? state : "";
-  PQclear(res);
-  throw db_error(msg, sqlstate);
+  fail_statement(res);
 }
 
 bool connection::healthy() const {

@@ -25,6 +25,13 @@ struct db_error : std::runtime_error {
   std::string sqlstate; // e.g. "23505" unique violation; empty for connection errors
 };
 
+// Whether an error with this SQLSTATE means the session must not be used again: the
+// connection broke (class 08), the server is going away (57P01 admin shutdown, 57P02
+// crash, 57P03 cannot connect now), or it refused a write because it became a standby
+// (25006: a failover demoted it). The connection is closed then, and the next statement
+// connects afresh, to whichever host is the primary now (DESIGN.md section 15).
+bool ends_session(const std::string& sqlstate);
+
 using param = std::optional<std::string>;
 
 inline param arg(std::string v) {
@@ -79,6 +86,9 @@ public:
   double float8(int row, int col) const;
   bool boolean(int row, int col) const;
   std::optional<int64_t> opt_int64(int row, int col) const;
+  // The number of the column a statement named `name` (lower case, as PostgreSQL folds
+  // an unquoted alias); throws when it has none. Look it up once per result, not per row.
+  int column(const char* name) const;
 
 private:
   static void release(pg_result* r);
@@ -153,6 +163,10 @@ private:
   pg_result* await_reply(std::chrono::steady_clock::time_point deadline);
   std::chrono::steady_clock::time_point reply_deadline() const;
   [[noreturn]] void fail_connection(const std::string& why);
+  // Throws the error `res` reports (and clears it), closing the session first when the
+  // error ends it (ends_session).
+  [[noreturn]] void fail_statement(pg_result* res);
+  void close();
   std::string url_;
   struct prepared_statement {
     std::string name;

@@ -1,6 +1,9 @@
 #include "storage/deliveries.hpp"
 
 #include "storage/batch.hpp"
+#include "storage/channel_rows.hpp"
+#include "storage/columns.hpp"
+#include "storage/statements.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -9,47 +12,56 @@ namespace belay::storage {
 
 namespace {
 
-// The column list read back by read_delivery().
-#define BELAY_DELIVERY_COLUMNS(d)                                                        \
-  d "org_id, " d "id, " d "incident_id, " d "loop, " d "step, " d "channel, " d          \
-    "target, " d "idempotency_key, " d "status, " d "attempts, belay_us(" d              \
-    "next_attempt_at), " d "last_error, " d "ambiguous, " d "failover_from, belay_us(" d \
-    "sent_at), "                                                                         \
-    "belay_us(" d "created_at), coalesce(" d "user_name, ''), coalesce(" d               \
-    "update_of, '')"
+// Every column of a delivery, each qualified with `d` (storage/columns.hpp).
+// clang-format off
+#define BELAY_DELIVERY_COLUMNS_OF(d, first, next)                                        \
+  first(org_id, d "org_id")                                                              \
+  next(id, d "id")                                                                       \
+  next(incident_id, d "incident_id")                                                     \
+  next(loop, d "loop")                                                                   \
+  next(step, d "step")                                                                   \
+  next(channel, d "channel")                                                             \
+  next(target, d "target")                                                               \
+  next(idempotency_key, d "idempotency_key")                                             \
+  next(status, d "status")                                                               \
+  next(attempts, d "attempts")                                                           \
+  next(next_attempt_at, "belay_us(" d "next_attempt_at)")                                \
+  next(last_error, d "last_error")                                                       \
+  next(ambiguous, d "ambiguous")                                                         \
+  next(failover_from, d "failover_from")                                                 \
+  next(sent_at, "belay_us(" d "sent_at)")                                                \
+  next(created_at, "belay_us(" d "created_at)")                                          \
+  next(user, "coalesce(" d "user_name, '')")                                             \
+  next(update_of, "coalesce(" d "update_of, '')")
+// clang-format on
+#define BELAY_DELIVERY_COLUMN_LIST(first, next) BELAY_DELIVERY_COLUMNS_OF("", first, next)
 
-constexpr int delivery_columns = 18;
-
-delivery_record read_delivery(const result& r, int i) {
-  delivery_record d;
-  d.org_id = r.int64(i, 0);
-  d.id = r.int64(i, 1);
-  d.incident_id = r.int64(i, 2);
-  d.loop = static_cast<int>(r.int64(i, 3));
-  d.step = static_cast<int>(r.int64(i, 4));
-  d.channel = r.str(i, 5);
-  d.target = r.str(i, 6);
-  d.idempotency_key = r.str(i, 7);
-  d.status = r.str(i, 8);
-  d.attempts = static_cast<int>(r.int64(i, 9));
-  d.next_attempt_at = r.opt_int64(i, 10);
-  d.last_error = r.str(i, 11);
-  d.ambiguous = r.boolean(i, 12);
-  d.failover_from = r.opt_int64(i, 13);
-  d.sent_at = r.opt_int64(i, 14);
-  d.created_at = r.int64(i, 15);
-  d.user = r.str(i, 16);
-  d.update_of = r.str(i, 17);
-  return d;
-}
+constexpr auto read_delivery = BELAY_ROW_READER(BELAY_DELIVERY_COLUMN_LIST);
 
 // A maintenance window covering the delivery's incident (DESIGN.md section 12): the row
 // is neither claimed nor cancelled, it stays PENDING until the window is over. One probe
-// of a small table per due row.
+// of a small table per due row. A fragment of two statements (their golden files show
+// them whole); a macro, since a raw string cannot span the lines of one.
 #define BELAY_IN_MAINTENANCE(at)                                                         \
   "EXISTS (SELECT 1 FROM maintenance w WHERE w.org_id = i.org_id AND w.end_at > "        \
   "belay_ts(" at ") AND w.start_at <= belay_ts(" at ") AND (w.policy = i.policy OR "     \
   "w.integration = i.integration))"
+
+// The claim's rows: the delivery is `d` there, and `due` holds what the page says of the
+// incident.
+#define BELAY_CLAIMED_DELIVERY_COLUMN_LIST(first, next)                                  \
+  BELAY_DELIVERY_COLUMNS_OF("d.", first, next)
+// clang-format off
+#define BELAY_CLAIMED_INCIDENT_COLUMN_LIST(first, next)                                  \
+  first(dedup_key, "due.dedup_key")                                                      \
+  next(title, "due.title")                                                               \
+  next(severity, "due.severity")                                                         \
+  next(status, "due.status")                                                             \
+  next(acked_by, "coalesce(due.acked_by, '')")                                           \
+  next(acked_via, "coalesce(due.acked_via, '')")                                         \
+  next(resolved_by, "coalesce(due.resolved_by, '')")                                     \
+  next(resolved_via, "coalesce(due.resolved_via, '')")
+// clang-format on
 
 const std::string claim_sql = R"sql(
 WITH due AS (
@@ -82,10 +94,28 @@ SET status = CASE WHEN due.live THEN 'CLAIMED' ELSE 'CANCELLED' END,
     attempts = d.attempts + CASE WHEN due.live THEN 1 ELSE 0 END
 FROM due
 WHERE d.org_id = due.org_id AND d.id = due.id
-RETURNING )sql" BELAY_DELIVERY_COLUMNS("d.") R"sql(,
-          due.dedup_key, due.title, due.severity, due.status, coalesce(due.acked_by, ''),
-          coalesce(due.acked_via, ''), coalesce(due.resolved_by, ''),
-          coalesce(due.resolved_via, ''))sql";
+RETURNING )sql" BELAY_SELECT_LIST(BELAY_CLAIMED_DELIVERY_COLUMN_LIST) R"sql(,
+          )sql" BELAY_SELECT_LIST(BELAY_CLAIMED_INCIDENT_COLUMN_LIST);
+
+// A claim's row: the delivery, then what its page says of the incident.
+claimed_delivery read_claim(const result& r, int row) {
+  claimed_delivery claim;
+  int col = 0;
+  {
+    auto& out = claim.delivery;
+    BELAY_READ_COLUMNS(BELAY_CLAIMED_DELIVERY_COLUMN_LIST)
+  }
+  auto& out = claim.incident;
+  BELAY_READ_COLUMNS(BELAY_CLAIMED_INCIDENT_COLUMN_LIST)
+  out.org_id = claim.delivery.org_id;
+  out.id = claim.delivery.incident_id;
+  out.loop = claim.delivery.loop;
+  out.current_step = claim.delivery.step;
+  return claim;
+}
+
+#define BELAY_RECHECK_COLUMN_LIST(first, next)                                           \
+  first(org_id, "org_id") next(delivery_id, "id") next(live, "live")
 
 // $1: one JSON object per claim (org_id, id, attempts), $2 the node, $3 now, $4 the
 // renewed lease. A claim whose incident a maintenance window covers by now goes back to
@@ -120,7 +150,17 @@ WITH c AS (
   FROM upd JOIN delivery d ON d.org_id = upd.org_id AND d.id = upd.id
   WHERE NOT upd.live AND NOT upd.paused
 )
-SELECT org_id, id, live FROM upd WHERE NOT paused)sql";
+SELECT )sql" BELAY_SELECT_LIST(BELAY_RECHECK_COLUMN_LIST) R"sql(
+FROM upd WHERE NOT paused)sql";
+
+// What an outcome's row says, after its key (rows_by_id).
+// clang-format off
+#define BELAY_OUTCOME_COLUMN_LIST(first, next)                                           \
+  first(status, "upd.status")                                                            \
+  next(next_attempt_at, "belay_us(upd.next_attempt_at)")                                 \
+  next(dead_letter_id, "dead.id")                                                        \
+  next(failover_delivery_id, "failover.id")
+// clang-format on
 
 // $1: one JSON object per outcome (see outcome_json). Each row is settled only while its
 // claim is still this node's and still on the same attempt.
@@ -186,7 +226,7 @@ WITH o AS (
                                                THEN nullif(failover_channel, '') END)
   FROM upd ORDER BY id
 )
-SELECT upd.org_id, upd.id, upd.status, belay_us(upd.next_attempt_at), dead.id, failover.id
+SELECT upd.org_id, upd.id, )sql" BELAY_SELECT_LIST(BELAY_OUTCOME_COLUMN_LIST) R"sql(
 FROM upd LEFT JOIN dead ON dead.delivery_id = upd.id
          LEFT JOIN failover ON failover.failover_from = upd.id)sql";
 
@@ -212,66 +252,81 @@ WITH dl AS (
 )
 SELECT id, channel FROM fresh)sql";
 
+const std::string channels_sql =
+    "SELECT " BELAY_CHANNEL_COLUMNS " FROM channel ORDER BY org_id, name";
+
+// After a claim whose reply was lost: $1 org, $2 channel, $3 node, $4 now, $5 the
+// claims to keep.
+const std::string release_unheld_sql = R"sql(
+UPDATE delivery SET status = 'PENDING', claimed_by = NULL, claim_expires_at = NULL,
+  attempts = greatest(attempts - 1, 0), next_attempt_at = belay_ts($4)
+WHERE org_id = $1 AND channel = $2 AND status = 'CLAIMED' AND claimed_by = $3
+  AND NOT (id = ANY($5::bigint[])))sql";
+
+const std::string release_expired_sql = R"sql(
+UPDATE delivery SET status = 'PENDING', claimed_by = NULL, claim_expires_at = NULL,
+  next_attempt_at = belay_ts($1)
+WHERE status = 'CLAIMED' AND claim_expires_at <= belay_ts($1)
+RETURNING org_id, channel)sql";
+
+const std::string release_node_sql = R"sql(
+UPDATE delivery SET status = 'PENDING', claimed_by = NULL, claim_expires_at = NULL,
+  next_attempt_at = belay_ts($1)
+WHERE status = 'CLAIMED' AND claimed_by = $2
+RETURNING org_id, channel)sql";
+
+// An incident's deliveries: all of them, or a page after delivery $3, at most $4.
+const std::string deliveries_sql = R"sql(
+SELECT )sql" BELAY_SELECT_LIST(BELAY_DELIVERY_COLUMN_LIST) R"sql( FROM delivery
+WHERE org_id = $1 AND incident_id = $2 ORDER BY id)sql";
+const std::string deliveries_page_sql = R"sql(
+SELECT )sql" BELAY_SELECT_LIST(BELAY_DELIVERY_COLUMN_LIST) R"sql( FROM delivery
+WHERE org_id = $1 AND incident_id = $2 AND id > $3 ORDER BY id LIMIT $4)sql";
+
+// clang-format off
+#define BELAY_DEAD_LETTER_COLUMN_LIST(first, next)                                       \
+  first(id, "id")                                                                        \
+  next(delivery_id, "delivery_id")                                                       \
+  next(incident_id, "incident_id")                                                       \
+  next(channel, "channel")                                                               \
+  next(target, "target")                                                                 \
+  next(reason, "reason")                                                                 \
+  next(failed_at, "belay_us(failed_at)")
+// clang-format on
+constexpr auto read_dead_letter = BELAY_ROW_READER(BELAY_DEAD_LETTER_COLUMN_LIST);
+
+// An org's dead letters, newest first: at most $2, or a page before $2 (0: from the
+// newest), at most $3.
+const std::string dead_letters_sql = R"sql(
+SELECT )sql" BELAY_SELECT_LIST(BELAY_DEAD_LETTER_COLUMN_LIST) R"sql( FROM dead_letter
+WHERE org_id = $1 ORDER BY id DESC LIMIT $2)sql";
+const std::string dead_letters_page_sql = R"sql(
+SELECT )sql" BELAY_SELECT_LIST(BELAY_DEAD_LETTER_COLUMN_LIST) R"sql( FROM dead_letter
+WHERE org_id = $1 AND ($2::bigint = 0 OR id < $2::bigint) ORDER BY id DESC LIMIT $3)sql";
+
+const std::string dead_letter_exists_sql =
+    "SELECT 1 FROM dead_letter WHERE org_id = $1 AND id = $2";
+
 } // namespace
 
+std::vector<channel_config> read_channels(const result& r) {
+  return read_rows<channel_config>(r, BELAY_ROW_READER(BELAY_CHANNEL_COLUMN_LIST));
+}
+
 std::vector<channel_config> load_channels(connection& c) {
-  auto r =
-      c.exec("SELECT org_id, name, type, url, secret, account, sender, max_attempts, "
-             "retry_base_seconds, retry_cap_seconds, timeout_seconds, failover_to, "
-             "signing_secret FROM channel ORDER BY org_id, name");
-  std::vector<channel_config> out;
-  for (int i = 0; i < r.rows(); ++i) {
-    channel_config ch;
-    ch.org_id = r.int64(i, 0);
-    ch.name = r.str(i, 1);
-    ch.type = r.str(i, 2);
-    ch.url = r.str(i, 3);
-    ch.secret = r.str(i, 4);
-    ch.account = r.str(i, 5);
-    ch.from = r.str(i, 6);
-    ch.max_attempts = static_cast<int>(r.int64(i, 7));
-    ch.retry_base_seconds = r.float8(i, 8);
-    ch.retry_cap_seconds = r.float8(i, 9);
-    ch.timeout_seconds = r.float8(i, 10);
-    ch.failover_to = r.str(i, 11);
-    ch.signing_secret = r.str(i, 12);
-    out.push_back(std::move(ch));
-  }
-  return out;
+  return read_channels(c.exec(channels_sql));
 }
 
 std::vector<claimed_delivery> claim_due(connection& c, const claim_request& req) {
-  if (req.release_unheld) {
-    c.query("UPDATE delivery SET status = 'PENDING', claimed_by = NULL, "
-            "claim_expires_at = NULL, attempts = greatest(attempts - 1, 0), "
-            "next_attempt_at = belay_ts($4) WHERE org_id = $1 AND channel = $2 AND "
-            "status = 'CLAIMED' AND claimed_by = $3 AND NOT (id = ANY($5::bigint[]))",
-            req.org_id, req.channel, req.node, req.now, bigint_array(req.held));
-  }
+  if (req.release_unheld)
+    c.query(release_unheld_sql, req.org_id, req.channel, req.node, req.now,
+            bigint_array(req.held));
   auto r = c.query(claim_sql, req.org_id, req.channel, req.now, req.node, req.lease_until,
                    req.limit);
   std::vector<claimed_delivery> out;
   out.reserve(r.rows());
-  for (int i = 0; i < r.rows(); ++i) {
-    claimed_delivery cd;
-    cd.delivery = read_delivery(r, i);
-    auto& d = cd.delivery;
-    const int col = delivery_columns;
-    auto& inc = cd.incident;
-    inc.org_id = d.org_id;
-    inc.id = d.incident_id;
-    inc.dedup_key = r.str(i, col);
-    inc.title = r.str(i, col + 1);
-    inc.severity = r.str(i, col + 2);
-    inc.status = r.str(i, col + 3);
-    inc.acked_by = r.str(i, col + 4);
-    inc.acked_via = r.str(i, col + 5);
-    inc.resolved_by = r.str(i, col + 6);
-    inc.resolved_via = r.str(i, col + 7);
-    inc.loop = d.loop;
-    inc.current_step = d.step;
-    out.push_back(std::move(cd));
-  }
+  for (int i = 0; i < r.rows(); ++i)
+    out.push_back(read_claim(r, i));
   return out;
 }
 
@@ -288,11 +343,7 @@ std::vector<recheck_result> recheck_claims(connection& c, const recheck_request&
                             w.EndObject();
                           });
   auto r = c.query(recheck_sql, claims, req.node, req.now, req.lease_until);
-  std::vector<recheck_result> out;
-  out.reserve(r.rows());
-  for (int i = 0; i < r.rows(); ++i)
-    out.push_back({r.int64(i, 0), r.int64(i, 1), r.boolean(i, 2)});
-  return out;
+  return read_rows<recheck_result>(r, BELAY_ROW_READER(BELAY_RECHECK_COLUMN_LIST));
 }
 
 namespace {
@@ -304,24 +355,16 @@ std::vector<std::pair<int64_t, std::string>> released(const result& r) {
   return out;
 }
 
-constexpr const char* release_sql =
-    "UPDATE delivery SET status = 'PENDING', claimed_by = NULL, claim_expires_at = NULL, "
-    "next_attempt_at = belay_ts($1) WHERE status = 'CLAIMED' AND ";
-
 } // namespace
 
 std::vector<std::pair<int64_t, std::string>> release_expired_claims(connection& c,
                                                                     micros now) {
-  return released(
-      c.query(std::string{release_sql} +
-                  "claim_expires_at <= belay_ts($1) RETURNING org_id, channel",
-              now));
+  return released(c.query(release_expired_sql, now));
 }
 
 std::vector<std::pair<int64_t, std::string>>
 release_claims_of(connection& c, const std::string& node, micros now) {
-  return released(c.query(
-      std::string{release_sql} + "claimed_by = $2 RETURNING org_id, channel", now, node));
+  return released(c.query(release_node_sql, now, node));
 }
 
 micros retry_delay(const channel_config& ch, int failed_attempts) {
@@ -382,54 +425,36 @@ std::vector<recorded_outcome> record_outcomes(connection& c,
                                               const std::vector<outcome_event>& events) {
   auto r = c.query(outcome_sql, json_rows(events, outcome_json));
   auto row_of = rows_by_id(r);
-  std::vector<recorded_outcome> out(events.size());
+  std::vector<recorded_outcome> recorded(events.size());
   for (size_t i = 0; i < events.size(); ++i) {
     auto found = row_of.find({events[i].org_id, events[i].delivery_id});
     if (found == row_of.end())
       continue; // the claim lapsed and was taken over: its new holder records instead
     auto row = found->second;
-    out[i].status = r.str(row, 2);
-    out[i].next_attempt_at = r.opt_int64(row, 3);
-    out[i].dead_letter_id = r.opt_int64(row, 4);
-    out[i].failover_delivery_id = r.opt_int64(row, 5);
+    auto& out = recorded[i];
+    int col = 2; // after the key
+    BELAY_READ_COLUMNS(BELAY_OUTCOME_COLUMN_LIST)
   }
-  return out;
+  return recorded;
 }
 
 std::vector<delivery_record> load_deliveries(connection& c, int64_t org_id,
                                              int64_t incident_id) {
-  auto r = c.query("SELECT " BELAY_DELIVERY_COLUMNS(
-                       "") " FROM delivery "
-                           "WHERE org_id = $1 AND incident_id = $2 ORDER BY id",
-                   org_id, incident_id);
-  std::vector<delivery_record> out;
-  for (int i = 0; i < r.rows(); ++i)
-    out.push_back(read_delivery(r, i));
-  return out;
+  return read_rows<delivery_record>(c.query(deliveries_sql, org_id, incident_id),
+                                    read_delivery);
 }
 
 std::vector<dead_letter_record> list_dead_letters(connection& c, int64_t org_id,
                                                   int limit) {
-  auto r = c.query("SELECT id, delivery_id, incident_id, channel, target, reason, "
-                   "belay_us(failed_at) FROM dead_letter WHERE org_id = $1 "
-                   "ORDER BY id DESC LIMIT $2",
-                   org_id, limit);
-  std::vector<dead_letter_record> out;
-  for (int i = 0; i < r.rows(); ++i)
-    out.push_back({r.int64(i, 0), r.int64(i, 1), r.int64(i, 2), r.str(i, 3), r.str(i, 4),
-                   r.str(i, 5), r.int64(i, 6)});
-  return out;
+  return read_rows<dead_letter_record>(c.query(dead_letters_sql, org_id, limit),
+                                       read_dead_letter);
 }
 
 delivery_page load_deliveries(connection& c, int64_t org_id, int64_t incident_id,
                               int64_t after_id, int limit) {
-  auto r = c.query("SELECT " BELAY_DELIVERY_COLUMNS(
-                       "") " FROM delivery WHERE org_id = $1 AND incident_id = $2 "
-                           "AND id > $3 ORDER BY id LIMIT $4",
-                   org_id, incident_id, after_id, limit + 1);
+  auto r = c.query(deliveries_page_sql, org_id, incident_id, after_id, limit + 1);
   delivery_page page;
-  for (int i = 0; i < r.rows() && i < limit; ++i)
-    page.deliveries.push_back(read_delivery(r, i));
+  page.deliveries = read_rows<delivery_record>(r, read_delivery, limit);
   if (r.rows() > limit)
     page.next_after = page.deliveries.back().id;
   return page;
@@ -437,14 +462,9 @@ delivery_page load_deliveries(connection& c, int64_t org_id, int64_t incident_id
 
 dead_letter_page list_dead_letters(connection& c, int64_t org_id, int64_t before_id,
                                    int limit) {
-  auto r = c.query("SELECT id, delivery_id, incident_id, channel, target, reason, "
-                   "belay_us(failed_at) FROM dead_letter WHERE org_id = $1 "
-                   "AND ($2::bigint = 0 OR id < $2::bigint) ORDER BY id DESC LIMIT $3",
-                   org_id, before_id, limit + 1);
+  auto r = c.query(dead_letters_page_sql, org_id, before_id, limit + 1);
   dead_letter_page page;
-  for (int i = 0; i < r.rows() && i < limit; ++i)
-    page.dead_letters.push_back({r.int64(i, 0), r.int64(i, 1), r.int64(i, 2), r.str(i, 3),
-                                 r.str(i, 4), r.str(i, 5), r.int64(i, 6)});
+  page.dead_letters = read_rows<dead_letter_record>(r, read_dead_letter, limit);
   if (r.rows() > limit)
     page.next_before = page.dead_letters.back().id;
   return page;
@@ -455,9 +475,12 @@ replay_result replay_dead_letter(connection& c, int64_t org_id, int64_t dead_let
   auto r = c.query(replay_sql, org_id, dead_letter_id, now);
   if (r.rows() == 1)
     return {reply_code::ok, r.int64(0, 0), r.str(0, 1)};
-  auto exists = c.query("SELECT 1 FROM dead_letter WHERE org_id = $1 AND id = $2", org_id,
-                        dead_letter_id);
+  auto exists = c.query(dead_letter_exists_sql, org_id, dead_letter_id);
   return {exists.rows() ? reply_code::conflict : reply_code::not_found, 0, {}};
+}
+
+std::vector<named_statement> delivery_statements() {
+  return {{"delivery_claim", claim_sql}, {"delivery_recheck", recheck_sql}};
 }
 
 } // namespace belay::storage

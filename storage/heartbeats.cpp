@@ -1,5 +1,6 @@
 #include "storage/heartbeats.hpp"
 
+#include "storage/columns.hpp"
 #include "storage/db.hpp"
 
 #include <algorithm>
@@ -9,38 +10,35 @@ namespace belay::storage {
 
 namespace {
 
-// Every column of a heartbeat, in the order read_heartbeat() reads them.
-#define BELAY_HEARTBEAT_COLUMNS                                                          \
-  "org_id, id, name, policy, period_seconds, grace_seconds, alert_if_never_pinged, "     \
-  "state, belay_us(created_at), belay_us(last_ping_at), belay_us(late_at), "             \
-  "belay_us(down_at), pending, version, coalesce(owner, '')"
+// Every column of a heartbeat (storage/columns.hpp).
+// clang-format off
+#define BELAY_HEARTBEAT_COLUMN_LIST(first, next)                                         \
+  first(org_id, "org_id")                                                                \
+  next(id, "id")                                                                         \
+  next(name, "name")                                                                     \
+  next(policy, "policy")                                                                 \
+  next(period_seconds, "period_seconds")                                                 \
+  next(grace_seconds, "grace_seconds")                                                   \
+  next(alert_if_never_pinged, "alert_if_never_pinged")                                   \
+  next(state, "state")                                                                   \
+  next(created_at, "belay_us(created_at)")                                               \
+  next(last_ping_at, "belay_us(last_ping_at)")                                           \
+  next(late_at, "belay_us(late_at)")                                                     \
+  next(down_at, "belay_us(down_at)")                                                     \
+  next(pending, "pending")                                                               \
+  next(version, "version")                                                               \
+  next(owner, "coalesce(owner, '')")
+// clang-format on
+#define BELAY_HEARTBEAT_COLUMNS BELAY_SELECT_LIST(BELAY_HEARTBEAT_COLUMN_LIST)
+
+constexpr auto read_heartbeat_row = BELAY_ROW_READER(BELAY_HEARTBEAT_COLUMN_LIST);
 
 heartbeat_record read_heartbeat(const result& r, int row) {
-  heartbeat_record h;
-  h.org_id = r.int64(row, 0);
-  h.id = r.int64(row, 1);
-  h.name = r.str(row, 2);
-  h.policy = r.str(row, 3);
-  h.period_seconds = r.float8(row, 4);
-  h.grace_seconds = r.float8(row, 5);
-  h.alert_if_never_pinged = r.boolean(row, 6);
-  h.state = r.str(row, 7);
-  h.created_at = r.opt_int64(row, 8);
-  h.last_ping_at = r.opt_int64(row, 9);
-  h.late_at = r.opt_int64(row, 10);
-  h.down_at = r.opt_int64(row, 11);
-  h.pending = r.str(row, 12);
-  h.version = r.int64(row, 13);
-  h.owner = r.str(row, 14);
-  return h;
+  return read_row<heartbeat_record>(r, row, read_heartbeat_row);
 }
 
 std::vector<heartbeat_record> read_all(const result& r) {
-  std::vector<heartbeat_record> out;
-  out.reserve(static_cast<size_t>(r.rows()));
-  for (int i = 0; i < r.rows(); ++i)
-    out.push_back(read_heartbeat(r, i));
-  return out;
+  return read_rows<heartbeat_record>(r, read_heartbeat_row);
 }
 
 // A success: up, due again a period from now. A start: down within grace unless due
@@ -69,26 +67,27 @@ FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::bigint[]) AS p(p_org, p_
 WHERE h.org_id = p_org AND h.id = p_id
 RETURNING )sql" BELAY_HEARTBEAT_COLUMNS;
 
-const std::string late_sql =
-    "UPDATE heartbeat SET state = 'late', version = version + 1 "
-    "WHERE org_id = $1 AND id = $2 AND version = $3 AND owner = $4 "
-    "AND state IN ('new', 'up') AND late_at <= belay_ts($5) "
-    "RETURNING " BELAY_HEARTBEAT_COLUMNS;
+const std::string late_sql = R"sql(
+UPDATE heartbeat SET state = 'late', version = version + 1
+WHERE org_id = $1 AND id = $2 AND version = $3 AND owner = $4
+  AND state IN ('new', 'up') AND late_at <= belay_ts($5)
+RETURNING )sql" BELAY_HEARTBEAT_COLUMNS;
 
-const std::string down_sql =
-    "UPDATE heartbeat SET state = 'down', late_at = NULL, down_at = NULL, "
-    "pending = 'missed', version = version + 1 "
-    "WHERE org_id = $1 AND id = $2 AND version = $3 AND owner = $4 "
-    "AND state <> 'down' AND down_at <= belay_ts($5) "
-    "RETURNING " BELAY_HEARTBEAT_COLUMNS;
+const std::string down_sql = R"sql(
+UPDATE heartbeat SET state = 'down', late_at = NULL, down_at = NULL, pending = 'missed',
+  version = version + 1
+WHERE org_id = $1 AND id = $2 AND version = $3 AND owner = $4
+  AND state <> 'down' AND down_at <= belay_ts($5)
+RETURNING )sql" BELAY_HEARTBEAT_COLUMNS;
 
 // Not a new version: the monitor's schedule is unchanged.
-const std::string settle_sql = "UPDATE heartbeat SET pending = '' "
-                               "WHERE org_id = $1 AND id = $2 AND pending = $3 "
-                               "RETURNING " BELAY_HEARTBEAT_COLUMNS;
+const std::string settle_sql = R"sql(
+UPDATE heartbeat SET pending = '' WHERE org_id = $1 AND id = $2 AND pending = $3
+RETURNING )sql" BELAY_HEARTBEAT_COLUMNS;
 
-const std::string read_sql =
-    "SELECT " BELAY_HEARTBEAT_COLUMNS " FROM heartbeat WHERE org_id = $1 AND id = $2";
+const std::string read_sql = R"sql(
+SELECT )sql" BELAY_HEARTBEAT_COLUMNS R"sql(
+FROM heartbeat WHERE org_id = $1 AND id = $2)sql";
 
 // Unowned monitors (provisioned since), and those whose holder's node lease lapsed
 // (the row of a lapsed node is gone, or expired) while the monitor's own lease did too.
@@ -113,16 +112,20 @@ UPDATE heartbeat SET owner = $1, lease_expires_at = belay_ts($3),
   version = version + 1
 FROM free WHERE org_id = free_org AND id = free_id)sql";
 
-const std::string mine_sql =
-    "SELECT " BELAY_HEARTBEAT_COLUMNS " FROM heartbeat h "
-    "LEFT JOIN unnest($2::bigint[], $3::bigint[]) AS k(known_id, known_version) "
-    "ON k.known_id = h.id "
-    "WHERE h.owner = $1 AND (k.known_id IS NULL OR k.known_version <> h.version "
-    "OR h.pending <> '')";
+const std::string mine_sql = R"sql(
+SELECT )sql" BELAY_HEARTBEAT_COLUMNS R"sql( FROM heartbeat h
+LEFT JOIN unnest($2::bigint[], $3::bigint[]) AS k(known_id, known_version)
+  ON k.known_id = h.id
+WHERE h.owner = $1 AND (k.known_id IS NULL OR k.known_version <> h.version
+                        OR h.pending <> ''))sql";
 
-const std::string gone_sql =
-    "SELECT k.known_id FROM unnest($2::bigint[]) AS k(known_id) "
-    "LEFT JOIN heartbeat h ON h.id = k.known_id AND h.owner = $1 WHERE h.id IS NULL";
+const std::string gone_sql = R"sql(
+SELECT k.known_id FROM unnest($2::bigint[]) AS k(known_id)
+LEFT JOIN heartbeat h ON h.id = k.known_id AND h.owner = $1 WHERE h.id IS NULL)sql";
+
+const std::string list_sql = R"sql(
+SELECT )sql" BELAY_HEARTBEAT_COLUMNS R"sql(
+FROM heartbeat WHERE org_id = $1 ORDER BY name)sql";
 
 const char* kind_name(ping_kind k) {
   switch (k) {
@@ -244,9 +247,7 @@ heartbeat_holdings sweep_heartbeats(connection& c, const heartbeat_sweep& sweep)
 }
 
 std::vector<heartbeat_record> list_heartbeats(connection& c, int64_t org_id) {
-  return read_all(c.query("SELECT " BELAY_HEARTBEAT_COLUMNS
-                          " FROM heartbeat WHERE org_id = $1 ORDER BY name",
-                          org_id));
+  return read_all(c.query(list_sql, org_id));
 }
 
 std::optional<heartbeat_key> find_heartbeat(connection& c, const std::string& key_hash) {

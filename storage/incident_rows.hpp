@@ -2,27 +2,49 @@
 // of storage/ that write incidents.
 #pragma once
 
+#include "storage/columns.hpp"
 #include "storage/db.hpp"
 #include "storage/incidents.hpp"
 
-// Every column of an incident but its ladder, in the order read_held() reads them.
-#define BELAY_INCIDENT_COLUMNS_BUT_LADDER                                                \
-  "org_id, id, dedup_key, title, severity, status, policy, current_step, loop, "         \
-  "event_count, belay_us(created_at), belay_us(last_seen_at), belay_us(next_fire_at), "  \
-  "belay_us(acked_at), coalesce(acked_by, ''), belay_us(resolved_at), "                  \
-  "belay_us(exhausted_at), version, shadow, coalesce(acked_via, ''), "                   \
-  "coalesce(resolved_by, ''), coalesce(resolved_via, ''), reopen_count, "                \
-  "coalesce(integration, ''), belay_us(held_until)"
+// Every column of an incident but its ladder (storage/columns.hpp).
+// clang-format off
+#define BELAY_INCIDENT_COLUMN_LIST(first, next)                                          \
+  first(org_id, "org_id")                                                                \
+  next(id, "id")                                                                         \
+  next(dedup_key, "dedup_key")                                                           \
+  next(title, "title")                                                                   \
+  next(severity, "severity")                                                             \
+  next(status, "status")                                                                 \
+  next(policy, "policy")                                                                 \
+  next(current_step, "current_step")                                                     \
+  next(loop, "loop")                                                                     \
+  next(event_count, "event_count")                                                       \
+  next(created_at, "belay_us(created_at)")                                               \
+  next(last_seen_at, "belay_us(last_seen_at)")                                           \
+  next(next_fire_at, "belay_us(next_fire_at)")                                           \
+  next(acked_at, "belay_us(acked_at)")                                                   \
+  next(acked_by, "coalesce(acked_by, '')")                                               \
+  next(resolved_at, "belay_us(resolved_at)")                                             \
+  next(exhausted_at, "belay_us(exhausted_at)")                                           \
+  next(version, "version")                                                               \
+  next(shadow, "shadow")                                                                 \
+  next(acked_via, "coalesce(acked_via, '')")                                             \
+  next(resolved_by, "coalesce(resolved_by, '')")                                         \
+  next(resolved_via, "coalesce(resolved_via, '')")                                       \
+  next(reopen_count, "reopen_count")                                                     \
+  next(integration, "coalesce(integration, '')")                                         \
+  next(held_until, "belay_us(held_until)")
+// clang-format on
 
+// read_held() reads these, then the ladder: a statement that has no use for the ladder
+// selects NULL::text in its place.
+#define BELAY_INCIDENT_COLUMNS_BUT_LADDER BELAY_SELECT_LIST(BELAY_INCIDENT_COLUMN_LIST)
 #define BELAY_INCIDENT_COLUMNS BELAY_INCIDENT_COLUMNS_BUT_LADDER ", ladder::text"
 
 namespace belay::storage {
 
-// Columns before any a statement adds after BELAY_INCIDENT_COLUMNS.
-constexpr int incident_column_count = 26;
-
-// Reads one row; a NULL ladder column (a statement that did not need it) leaves
-// held_incident::ladder empty.
+// Reads one row; a NULL ladder column leaves held_incident::ladder empty. Columns a
+// statement adds after the ladder are read by name (result::column).
 held_incident read_held(const result& r, int row);
 
 } // namespace belay::storage

@@ -1,8 +1,10 @@
 #include "storage/incidents.hpp"
 
 #include "protocol/policy_json.hpp"
+#include "storage/columns.hpp"
 #include "storage/db.hpp"
 #include "storage/incident_rows.hpp"
+#include "storage/statements.hpp"
 
 #include <mutex>
 #include <unordered_map>
@@ -39,35 +41,12 @@ ladder_ptr shared_ladder(std::string_view text, int64_t incident_id) {
 
 held_incident read_held(const result& r, int row) {
   held_incident h;
-  auto& i = h.incident;
-  i.org_id = r.int64(row, 0);
-  i.id = r.int64(row, 1);
-  i.dedup_key = r.str(row, 2);
-  i.title = r.str(row, 3);
-  i.severity = r.str(row, 4);
-  i.status = r.str(row, 5);
-  i.policy = r.str(row, 6);
-  i.current_step = static_cast<int>(r.int64(row, 7));
-  i.loop = static_cast<int>(r.int64(row, 8));
-  i.event_count = r.int64(row, 9);
-  i.created_at = r.int64(row, 10);
-  i.last_seen_at = r.int64(row, 11);
-  i.next_fire_at = r.opt_int64(row, 12);
-  i.acked_at = r.opt_int64(row, 13);
-  i.acked_by = r.str(row, 14);
-  i.resolved_at = r.opt_int64(row, 15);
-  i.exhausted_at = r.opt_int64(row, 16);
-  i.version = r.int64(row, 17);
-  i.shadow = r.boolean(row, 18);
-  i.acked_via = r.str(row, 19);
-  i.resolved_by = r.str(row, 20);
-  i.resolved_via = r.str(row, 21);
-  i.reopen_count = static_cast<int>(r.int64(row, 22));
-  i.integration = r.str(row, 23);
-  i.held_until = r.opt_int64(row, 24);
-  if (r.null(row, 25))
+  auto& out = h.incident;
+  int col = 0;
+  BELAY_READ_COLUMNS(BELAY_INCIDENT_COLUMN_LIST)
+  if (r.null(row, col))
     return h;
-  h.ladder = shared_ladder(r.text(row, 25), i.id);
+  h.ladder = shared_ladder(r.text(row, col), out.id);
   return h;
 }
 
@@ -79,62 +58,87 @@ std::optional<held_incident> first(const result& r) {
   return read_held(r, 0);
 }
 
-// The compare-and-set of an ack or resolve, by id or by dedup key, cancelling the
-// deliveries nobody has claimed yet in the same statement.
-std::string transition_sql(transition kind, bool by_key) {
-  std::string set, from;
-  if (kind == transition::ack) {
-    set = "status = 'ACKNOWLEDGED', acked_at = belay_ts($3), acked_by = $4, "
-          "acked_via = $5, next_fire_at = NULL, held_until = NULL";
-    from = "('OPEN', 'EXHAUSTED')";
-  } else {
-    set =
-        "status = 'RESOLVED', resolved_at = belay_ts($3), resolved_by = NULLIF($4, ''), "
-        "resolved_via = $5, resume_at = next_fire_at, next_fire_at = NULL, "
-        "held_until = NULL";
-    from = "('OPEN', 'ACKNOWLEDGED', 'EXHAUSTED')";
-  }
-  std::string which = by_key ? "dedup_key = $2" : "id = $2::bigint";
-  std::string kind_name = kind == transition::ack ? "acknowledged" : "resolved";
-  return "WITH cas AS (UPDATE incident SET " + set +
-         ", version = version + 1 WHERE org_id = $1 AND " + which + " AND status IN " +
-         from +
-         " RETURNING " BELAY_INCIDENT_COLUMNS
-         "), cancelled AS (UPDATE delivery d SET status = 'CANCELLED' FROM cas "
-         "WHERE d.org_id = cas.org_id AND d.incident_id = cas.id AND d.status = "
-         "'PENDING' AND d.update_of IS NULL "
-         "RETURNING d.id), "
-         // One status update per contact that asked for them and was paged (section 10).
-         "updates AS (INSERT INTO delivery (org_id, incident_id, loop, step, channel, "
-         "target, idempotency_key, status, next_attempt_at, created_at, user_name, "
-         "update_of) SELECT DISTINCT ON (d.channel, d.target) d.org_id, d.incident_id, "
-         "d.loop, d.step, d.channel, d.target, d.incident_id || ':" +
-         kind_name +
-         ":' || d.channel || ':' || d.target, 'PENDING', belay_ts($3), belay_ts($3), "
-         "d.user_name, '" +
-         kind_name +
-         "' FROM cas JOIN delivery d ON d.org_id = cas.org_id AND d.incident_id = cas.id "
-         "WHERE d.status_updates AND d.attempts > 0 AND d.update_of IS NULL AND NOT "
-         "cas.shadow ORDER BY d.channel, d.target, d.id DESC "
-         "ON CONFLICT (idempotency_key) DO NOTHING), note AS (INSERT INTO timeline "
-         "(org_id, incident_id, at, kind, "
-         "detail) SELECT cas.org_id, cas.id, belay_ts($3), '" +
-         kind_name +
-         "', jsonb_build_object('by', $4::text, 'via', $5::text, 'cancelledDeliveries', "
-         "(SELECT count(*) FROM cancelled)) FROM cas) "
-         // Delivered at commit to every node, so that the one holding the incident
-         // hears of it at once (DESIGN.md section 9).
-         "SELECT *, pg_notify('" +
-         std::string{incident_channel} + "', cas.org_id || ' ' || cas.id) FROM cas";
+// The compare-and-set of an ack or resolve, cancelling the deliveries nobody has
+// claimed yet in the same statement: $1 org, $2 the incident's id or dedup key
+// ({{which}}), $3 now, $4 by whom, $5 through what. {{set}}, {{from}} and {{kind}} are
+// the transition's (transition_fragments).
+constexpr std::string_view transition_text = R"sql(
+WITH cas AS (
+  UPDATE incident SET {{set}}, version = version + 1
+  WHERE org_id = $1 AND {{which}} AND status IN {{from}}
+  RETURNING )sql" BELAY_INCIDENT_COLUMNS R"sql(
+), cancelled AS (
+  UPDATE delivery d SET status = 'CANCELLED' FROM cas
+  WHERE d.org_id = cas.org_id AND d.incident_id = cas.id AND d.status = 'PENDING'
+    AND d.update_of IS NULL
+  RETURNING d.id
+), updates AS ( -- one status update per contact that asked for them and was paged
+  INSERT INTO delivery (org_id, incident_id, loop, step, channel, target, idempotency_key,
+                        status, next_attempt_at, created_at, user_name, update_of)
+  SELECT DISTINCT ON (d.channel, d.target) d.org_id, d.incident_id, d.loop, d.step,
+         d.channel, d.target,
+         d.incident_id || ':{{kind}}:' || d.channel || ':' || d.target, 'PENDING',
+         belay_ts($3), belay_ts($3), d.user_name, '{{kind}}'
+  FROM cas JOIN delivery d ON d.org_id = cas.org_id AND d.incident_id = cas.id
+  WHERE d.status_updates AND d.attempts > 0 AND d.update_of IS NULL AND NOT cas.shadow
+  ORDER BY d.channel, d.target, d.id DESC
+  ON CONFLICT (idempotency_key) DO NOTHING
+), note AS (
+  INSERT INTO timeline (org_id, incident_id, at, kind, detail)
+  SELECT cas.org_id, cas.id, belay_ts($3), '{{kind}}',
+         jsonb_build_object('by', $4::text, 'via', $5::text,
+                            'cancelledDeliveries', (SELECT count(*) FROM cancelled))
+  FROM cas
+)
+-- Delivered at commit to every node, so that the one holding the incident hears of it
+-- at once (DESIGN.md section 9).
+SELECT *, pg_notify('{{channel}}', cas.org_id || ' ' || cas.id) FROM cas)sql";
+
+// What an ack or a resolve sets, the statuses it moves an incident from, and its name
+// in the timeline and in the keys of the status updates it sends (section 10).
+struct transition_fragments {
+  std::string_view set, from, kind;
+};
+constexpr transition_fragments ack_fragments{
+    R"sql(status = 'ACKNOWLEDGED', acked_at = belay_ts($3), acked_by = $4,
+      acked_via = $5, next_fire_at = NULL, held_until = NULL)sql",
+    "('OPEN', 'EXHAUSTED')", "acknowledged"};
+constexpr transition_fragments resolve_fragments{
+    R"sql(status = 'RESOLVED', resolved_at = belay_ts($3),
+      resolved_by = NULLIF($4, ''), resolved_via = $5, resume_at = next_fire_at,
+      next_fire_at = NULL, held_until = NULL)sql",
+    "('OPEN', 'ACKNOWLEDGED', 'EXHAUSTED')", "resolved"};
+
+std::string transition_statement(const transition_fragments& f, std::string_view which) {
+  return fill(transition_text, {{"set", f.set},
+                                {"which", which},
+                                {"from", f.from},
+                                {"kind", f.kind},
+                                {"channel", incident_channel}});
 }
 
-const std::string latest_by_id_sql =
-    "SELECT " BELAY_INCIDENT_COLUMNS
-    " FROM incident WHERE org_id = $1 AND id = $2::bigint";
-const std::string latest_by_key_sql =
-    "SELECT " BELAY_INCIDENT_COLUMNS
-    " FROM incident WHERE org_id = $1 AND dedup_key = $2 "
-    "ORDER BY (status <> 'RESOLVED') DESC, id DESC LIMIT 1";
+struct transition_statements {
+  std::string by_id, by_key;
+};
+const transition_statements ack_sql{
+    transition_statement(ack_fragments, "id = $2::bigint"),
+    transition_statement(ack_fragments, "dedup_key = $2")};
+const transition_statements resolve_sql{
+    transition_statement(resolve_fragments, "id = $2::bigint"),
+    transition_statement(resolve_fragments, "dedup_key = $2")};
+
+const std::string& transition_sql(transition kind, bool by_key) {
+  auto& statements = kind == transition::ack ? ack_sql : resolve_sql;
+  return by_key ? statements.by_key : statements.by_id;
+}
+
+const std::string latest_by_id_sql = R"sql(
+SELECT )sql" BELAY_INCIDENT_COLUMNS R"sql( FROM incident
+WHERE org_id = $1 AND id = $2::bigint)sql";
+const std::string latest_by_key_sql = R"sql(
+SELECT )sql" BELAY_INCIDENT_COLUMNS R"sql( FROM incident
+WHERE org_id = $1 AND dedup_key = $2
+ORDER BY (status <> 'RESOLVED') DESC, id DESC LIMIT 1)sql";
 
 const std::string exhaust_sql = R"sql(
 WITH cas AS (
@@ -154,23 +158,29 @@ SELECT * FROM cas)sql";
 // Rows this node owns already are read, not rewritten: the node lease, renewed first in
 // the same transaction, keeps them this node's however old their own leases. A restart
 // with 1,000,000 open rewrote every row: 1.7 GB of WAL (bench/README.md).
-std::string adoptable(const std::string& x) {
-  return x + ".status <> 'RESOLVED' AND (" + x + ".owner IS NULL OR " + x +
-         ".owner = $1 OR (" + x +
-         ".lease_expires_at < belay_ts($2) AND NOT EXISTS (SELECT 1 FROM node_lease n "
-         "WHERE n.node = " +
-         x + ".owner AND n.expires_at >= belay_ts($2))))";
-}
+// {{t}}: the incident asked about.
+constexpr std::string_view adoptable_text = R"sql({{t}}.status <> 'RESOLVED'
+    AND ({{t}}.owner IS NULL OR {{t}}.owner = $1
+         OR ({{t}}.lease_expires_at < belay_ts($2)
+             AND NOT EXISTS (SELECT 1 FROM node_lease n WHERE n.node = {{t}}.owner
+                             AND n.expires_at >= belay_ts($2)))))sql";
+constexpr std::string_view adopt_text = R"sql(
+WITH page AS (
+  SELECT x.org_id AS p_org, x.id AS p_id, coalesce(x.owner = $1, false) AS mine
+  FROM incident x
+  WHERE (x.org_id, x.id) > ($4::bigint, $5::bigint) AND {{x adoptable}}
+  ORDER BY x.org_id, x.id LIMIT $6
+), taken AS (
+  UPDATE incident i SET owner = $1, lease_expires_at = belay_ts($3)
+  FROM page WHERE NOT mine AND i.org_id = p_org AND i.id = p_id AND {{i adoptable}}
+  RETURNING )sql" BELAY_INCIDENT_COLUMNS R"sql(
+)
+SELECT )sql" BELAY_INCIDENT_COLUMNS R"sql(
+FROM incident JOIN page ON org_id = p_org AND id = p_id WHERE mine
+UNION ALL SELECT * FROM taken)sql";
 const std::string adopt_sql =
-    "WITH page AS (SELECT x.org_id AS p_org, x.id AS p_id, coalesce(x.owner = $1, false) "
-    "AS mine FROM incident x WHERE (x.org_id, x.id) > ($4::bigint, $5::bigint) AND " +
-    adoptable("x") +
-    " ORDER BY x.org_id, x.id LIMIT $6), "
-    "taken AS (UPDATE incident i SET owner = $1, lease_expires_at = belay_ts($3) "
-    "FROM page WHERE NOT mine AND i.org_id = p_org AND i.id = p_id AND " +
-    adoptable("i") + " RETURNING " BELAY_INCIDENT_COLUMNS ") " +
-    "SELECT " BELAY_INCIDENT_COLUMNS " FROM incident JOIN page ON org_id = p_org AND "
-    "id = p_id WHERE mine UNION ALL SELECT * FROM taken";
+    fill(adopt_text, {{"x adoptable", fill(adoptable_text, {{"t", "x"}})},
+                      {"i adoptable", fill(adoptable_text, {{"t", "i"}})}});
 
 // The overdue incidents no live node holds (adopt_orphans): $1 node, $2 overdue before,
 // $3 now, $4 the lease taken, $5 how many. No index leads with next_fire_at (firing a
@@ -193,29 +203,29 @@ FROM orphan WHERE org_id = orphan_org AND id = orphan_id
 RETURNING )sql" BELAY_INCIDENT_COLUMNS;
 
 // xmax is 0 only in a row this statement inserted.
-const std::string renew_sql =
-    "INSERT INTO node_lease (node, expires_at) VALUES ($1, belay_ts($2)) "
-    "ON CONFLICT (node) DO UPDATE SET expires_at = EXCLUDED.expires_at "
-    "RETURNING xmax = 0";
+const std::string renew_sql = R"sql(
+INSERT INTO node_lease (node, expires_at) VALUES ($1, belay_ts($2))
+ON CONFLICT (node) DO UPDATE SET expires_at = EXCLUDED.expires_at
+RETURNING xmax = 0)sql";
 
-const std::string lapsed_sql = "DELETE FROM node_lease WHERE node <> $1 AND expires_at < "
-                               "belay_ts($2) RETURNING node";
+const std::string lapsed_sql = R"sql(
+DELETE FROM node_lease WHERE node <> $1 AND expires_at < belay_ts($2) RETURNING node)sql";
 
 // No index leads with owner: this scan runs only when a node's lease has lapsed.
-const std::string take_over_sql =
-    "UPDATE incident SET owner = $1, lease_expires_at = belay_ts($3) "
-    "WHERE status <> 'RESOLVED' AND owner = $2 RETURNING " BELAY_INCIDENT_COLUMNS;
+const std::string take_over_sql = R"sql(
+UPDATE incident SET owner = $1, lease_expires_at = belay_ts($3)
+WHERE status <> 'RESOLVED' AND owner = $2
+RETURNING )sql" BELAY_INCIDENT_COLUMNS;
 
 // The incidents of `keys`, through the primary key (org_id, id): $1 orgs, $2 ids.
-#define BELAY_AMONG_KEYS                                                                 \
-  "(org_id, id) IN (SELECT * FROM unnest($1::bigint[], $2::bigint[]))"
-
-const std::string settled_among_sql =
-    "SELECT " BELAY_INCIDENT_COLUMNS " FROM incident WHERE " BELAY_AMONG_KEYS
-    " AND status IN ('ACKNOWLEDGED', 'RESOLVED')";
-
-const std::string owned_elsewhere_sql = "SELECT id FROM incident WHERE " BELAY_AMONG_KEYS
-                                        " AND owner <> $3 AND status <> 'RESOLVED'";
+const std::string settled_among_sql = R"sql(
+SELECT )sql" BELAY_INCIDENT_COLUMNS R"sql( FROM incident
+WHERE (org_id, id) IN (SELECT * FROM unnest($1::bigint[], $2::bigint[]))
+  AND status IN ('ACKNOWLEDGED', 'RESOLVED'))sql";
+const std::string owned_elsewhere_sql = R"sql(
+SELECT id FROM incident
+WHERE (org_id, id) IN (SELECT * FROM unnest($1::bigint[], $2::bigint[]))
+  AND owner <> $3 AND status <> 'RESOLVED')sql";
 
 // The orgs and the ids of `keys` as two bigint[] parameters: {1,2,3}.
 std::pair<std::string, std::string> key_arrays(const incident_keys& keys) {
@@ -227,11 +237,27 @@ std::pair<std::string, std::string> key_arrays(const incident_keys& keys) {
   return {bigint_array(orgs), bigint_array(ids)};
 }
 
-const std::string list_sql =
-    "SELECT " BELAY_INCIDENT_COLUMNS
-    " FROM incident WHERE org_id = $1 AND ($2 = '' OR status = $2) "
-    "AND ($3::bigint = 0 OR id < $3::bigint) "
-    "ORDER BY id DESC LIMIT $4";
+const std::string list_sql = R"sql(
+SELECT )sql" BELAY_INCIDENT_COLUMNS R"sql( FROM incident
+WHERE org_id = $1 AND ($2 = '' OR status = $2) AND ($3::bigint = 0 OR id < $3::bigint)
+ORDER BY id DESC LIMIT $4)sql";
+
+// clang-format off
+#define BELAY_TIMELINE_COLUMN_LIST(first, next)                                          \
+  first(at, "belay_us(at)")                                                              \
+  next(kind, "kind")                                                                     \
+  next(detail_json, "detail::text")
+// clang-format on
+
+// An incident's timeline: all of it, or a page after entry $3, at most $4.
+const std::string timeline_sql = R"sql(
+SELECT )sql" BELAY_SELECT_LIST(BELAY_TIMELINE_COLUMN_LIST) R"sql( FROM timeline
+WHERE org_id = $1 AND incident_id = $2 ORDER BY seq)sql";
+const std::string timeline_page_sql = R"sql(
+SELECT )sql" BELAY_SELECT_LIST(BELAY_TIMELINE_COLUMN_LIST) R"sql(, seq FROM timeline
+WHERE org_id = $1 AND incident_id = $2 AND seq > $3 ORDER BY seq LIMIT $4)sql";
+
+constexpr auto read_timeline_entry = BELAY_ROW_READER(BELAY_TIMELINE_COLUMN_LIST);
 
 } // namespace
 
@@ -341,26 +367,17 @@ incident_page list_incidents(connection& c, int64_t org_id, const std::string& s
 }
 
 std::vector<timeline_entry> load_timeline(connection& c, int64_t org_id, int64_t id) {
-  auto r = c.query("SELECT belay_us(at), kind, detail::text FROM timeline "
-                   "WHERE org_id = $1 AND incident_id = $2 ORDER BY seq",
-                   org_id, id);
-  std::vector<timeline_entry> out;
-  for (int i = 0; i < r.rows(); ++i)
-    out.push_back({r.int64(i, 0), r.str(i, 1), r.str(i, 2)});
-  return out;
+  return read_rows<timeline_entry>(c.query(timeline_sql, org_id, id),
+                                   read_timeline_entry);
 }
 
 timeline_page load_timeline(connection& c, int64_t org_id, int64_t id, int64_t after_seq,
                             int limit) {
-  auto r = c.query("SELECT belay_us(at), kind, detail::text, seq FROM timeline "
-                   "WHERE org_id = $1 AND incident_id = $2 AND seq > $3 ORDER BY seq "
-                   "LIMIT $4",
-                   org_id, id, after_seq, limit + 1);
+  auto r = c.query(timeline_page_sql, org_id, id, after_seq, limit + 1);
   timeline_page page;
-  for (int i = 0; i < r.rows() && i < limit; ++i)
-    page.entries.push_back({r.int64(i, 0), r.str(i, 1), r.str(i, 2)});
+  page.entries = read_rows<timeline_entry>(r, read_timeline_entry, limit);
   if (r.rows() > limit)
-    page.next_after = r.int64(limit - 1, 3);
+    page.next_after = r.int64(limit - 1, r.column("seq"));
   return page;
 }
 
@@ -392,6 +409,14 @@ size_t sweep_retention(connection& c, const orphan_sweep& sweep) {
   if (sweep.resolved_before == 0)
     return 0;
   return delete_resolved_before(c, sweep.resolved_before, sweep.retention_batch);
+}
+
+std::vector<named_statement> incident_statements() {
+  return {{"transition_ack_by_id", transition_sql(transition::ack, false)},
+          {"transition_ack_by_key", transition_sql(transition::ack, true)},
+          {"transition_resolve_by_id", transition_sql(transition::resolve, false)},
+          {"transition_resolve_by_key", transition_sql(transition::resolve, true)},
+          {"adopt_page", adopt_sql}};
 }
 
 } // namespace belay::storage

@@ -1,5 +1,6 @@
 #include "storage/maintenance.hpp"
 
+#include "storage/columns.hpp"
 #include "storage/db.hpp"
 #include "storage/incident_rows.hpp"
 
@@ -7,31 +8,36 @@ namespace belay::storage {
 
 namespace {
 
-#define BELAY_MAINTENANCE_COLUMNS                                                        \
-  "id, coalesce(policy, ''), coalesce(integration, ''), belay_us(start_at), "            \
-  "belay_us(end_at), reason, belay_us(created_at)"
+// Every column of a window (storage/columns.hpp).
+// clang-format off
+#define BELAY_MAINTENANCE_COLUMN_LIST(first, next)                                       \
+  first(id, "id")                                                                        \
+  next(policy, "coalesce(policy, '')")                                                   \
+  next(integration, "coalesce(integration, '')")                                         \
+  next(start, "belay_us(start_at)")                                                      \
+  next(end, "belay_us(end_at)")                                                          \
+  next(reason, "reason")                                                                 \
+  next(created_at, "belay_us(created_at)")
+// clang-format on
+#define BELAY_MAINTENANCE_COLUMNS BELAY_SELECT_LIST(BELAY_MAINTENANCE_COLUMN_LIST)
 
-protocol::maintenance_window window_of(const result& r, int row) {
-  return {r.int64(row, 0), r.str(row, 1), r.str(row, 2),  r.int64(row, 3),
-          r.int64(row, 4), r.str(row, 5), r.int64(row, 6)};
-}
+constexpr auto read_window = BELAY_ROW_READER(BELAY_MAINTENANCE_COLUMN_LIST);
 
 // One statement: the target is checked and the window written together.
-const std::string add_sql =
-    "INSERT INTO maintenance (org_id, policy, integration, start_at, end_at, reason, "
-    "created_at) SELECT $1, NULLIF($2, ''), NULLIF($3, ''), belay_ts($4), belay_ts($5), "
-    "$6, belay_ts($7) WHERE EXISTS (SELECT 1 FROM policy WHERE org_id = $1 AND name = "
-    "$2) "
-    "OR EXISTS (SELECT 1 FROM integration WHERE org_id = $1 AND name = $3) "
-    "RETURNING " BELAY_MAINTENANCE_COLUMNS;
+const std::string add_sql = R"sql(
+INSERT INTO maintenance (org_id, policy, integration, start_at, end_at, reason, created_at)
+SELECT $1, NULLIF($2, ''), NULLIF($3, ''), belay_ts($4), belay_ts($5), $6, belay_ts($7)
+WHERE EXISTS (SELECT 1 FROM policy WHERE org_id = $1 AND name = $2)
+   OR EXISTS (SELECT 1 FROM integration WHERE org_id = $1 AND name = $3)
+RETURNING )sql" BELAY_MAINTENANCE_COLUMNS;
 
-const std::string list_sql = "SELECT " BELAY_MAINTENANCE_COLUMNS
-                             " FROM maintenance WHERE org_id = $1 AND end_at > "
-                             "belay_ts($2) ORDER BY start_at, id LIMIT 1000";
+const std::string list_sql = R"sql(
+SELECT )sql" BELAY_MAINTENANCE_COLUMNS R"sql( FROM maintenance
+WHERE org_id = $1 AND end_at > belay_ts($2) ORDER BY start_at, id LIMIT 1000)sql";
 
-const std::string end_sql =
-    "UPDATE maintenance SET end_at = belay_ts($3), start_at = least(start_at, "
-    "belay_ts($3)) WHERE org_id = $1 AND id = $2 AND end_at > belay_ts($3) RETURNING 1";
+const std::string end_sql = R"sql(
+UPDATE maintenance SET end_at = belay_ts($3), start_at = least(start_at, belay_ts($3))
+WHERE org_id = $1 AND id = $2 AND end_at > belay_ts($3) RETURNING 1)sql";
 
 // $1 org, $2 id, $3 version, $4 now, $5 the first step's delay, $6 policy,
 // $7 integration.
@@ -67,16 +73,13 @@ add_maintenance(connection& c, int64_t org_id, const protocol::maintenance_windo
       c.query(add_sql, org_id, m.policy, m.integration, m.start, m.end, m.reason, now);
   if (r.rows() == 0)
     return std::nullopt;
-  return window_of(r, 0);
+  return read_row<protocol::maintenance_window>(r, 0, read_window);
 }
 
 std::vector<protocol::maintenance_window> list_maintenance(connection& c, int64_t org_id,
                                                            micros now) {
-  auto r = c.query(list_sql, org_id, now);
-  std::vector<protocol::maintenance_window> out;
-  for (int i = 0; i < r.rows(); ++i)
-    out.push_back(window_of(r, i));
-  return out;
+  return read_rows<protocol::maintenance_window>(c.query(list_sql, org_id, now),
+                                                 read_window);
 }
 
 bool end_maintenance(connection& c, int64_t org_id, int64_t id, micros now) {

@@ -5,6 +5,7 @@
 #include "protocol/policy_json.hpp"
 #include "protocol/schedule_json.hpp"
 #include "storage/db.hpp"
+#include "storage/statements.hpp"
 
 namespace belay::storage {
 
@@ -13,27 +14,29 @@ namespace {
 constexpr const char* lock_sql = "SELECT pg_advisory_xact_lock(7823410093)";
 
 // `IS DISTINCT FROM` guards keep re-application of the same file from touching rows.
-constexpr const char* org_sql =
-    "WITH ins AS (INSERT INTO org (name) VALUES ($1) ON CONFLICT (name) DO NOTHING "
-    "RETURNING id) SELECT id, true FROM ins UNION ALL SELECT id, false FROM org WHERE "
-    "name = $1";
+constexpr const char* org_sql = R"sql(
+WITH ins AS (INSERT INTO org (name) VALUES ($1) ON CONFLICT (name) DO NOTHING RETURNING id)
+SELECT id, true FROM ins UNION ALL SELECT id, false FROM org WHERE name = $1)sql";
 
 // A disabled org named again is enabled.
-constexpr const char* enable_sql =
-    "UPDATE org SET disabled_at = NULL WHERE id = $1 AND disabled_at IS NOT NULL "
-    "RETURNING 1";
+constexpr const char* enable_sql = R"sql(
+UPDATE org SET disabled_at = NULL WHERE id = $1 AND disabled_at IS NOT NULL RETURNING 1)sql";
 
 // Orgs the file no longer names: disabled, and their credentials deleted (their
 // incidents stay, as history).
-constexpr const char* disable_sql =
-    "UPDATE org SET disabled_at = now() WHERE NOT (name = ANY($1::text[])) "
-    "AND disabled_at IS NULL RETURNING id, name";
+constexpr const char* disable_sql = R"sql(
+UPDATE org SET disabled_at = now() WHERE NOT (name = ANY($1::text[])) AND disabled_at IS NULL
+RETURNING id, name)sql";
 constexpr const char* disabled_keys_sql =
     "DELETE FROM api_key WHERE org_id = $1 RETURNING key_hash";
 constexpr const char* disabled_integrations_sql =
     "DELETE FROM integration WHERE org_id = $1 RETURNING name";
 constexpr const char* disabled_heartbeats_sql =
     "DELETE FROM heartbeat WHERE org_id = $1 RETURNING name";
+
+constexpr const char* api_key_sql = R"sql(
+INSERT INTO api_key (org_id, key_hash) VALUES ($1, $2)
+ON CONFLICT (org_id, key_hash) DO NOTHING RETURNING 1)sql";
 
 constexpr const char* channel_sql = R"sql(
 INSERT INTO channel AS c (org_id, name, type, url, secret, account, sender, max_attempts,
@@ -107,6 +110,22 @@ INSERT INTO schedule AS s (org_id, name, definition) VALUES ($1, $2, $3::jsonb)
 ON CONFLICT (org_id, name) DO UPDATE SET definition = EXCLUDED.definition
 WHERE s.definition IS DISTINCT FROM EXCLUDED.definition
 RETURNING (xmax = 0))sql";
+
+// The rows of an org ($1) that the file no longer names: those of {{table}} whose
+// {{column}} is not among $2.
+constexpr std::string_view prune_text = R"sql(
+DELETE FROM {{table}} WHERE org_id = $1 AND NOT ({{column}} = ANY($2::text[]))
+RETURNING {{column}})sql";
+std::string prune_statement(std::string_view table, std::string_view column) {
+  return fill(prune_text, {{"table", table}, {"column", column}});
+}
+const std::string prune_api_keys_sql = prune_statement("api_key", "key_hash");
+const std::string prune_channels_sql = prune_statement("channel", "name");
+const std::string prune_users_sql = prune_statement("app_user", "name");
+const std::string prune_schedules_sql = prune_statement("schedule", "name");
+const std::string prune_policies_sql = prune_statement("policy", "name");
+const std::string prune_heartbeats_sql = prune_statement("heartbeat", "name");
+const std::string prune_integrations_sql = prune_statement("integration", "name");
 
 // A user as stored: the provisioning shape without the name (the row's key).
 std::string user_definition(const user_config& u) {
@@ -184,14 +203,11 @@ public:
       note(std::string{r.boolean(0, 0) ? "add " : "update "} + kind + " '" + name + "'");
   }
 
-  // Removes the rows of `table` in the org whose `column` is not in `keep`.
-  void prune(connection& c, const char* table, const char* column, int64_t org,
+  // Removes the org's rows that `keep` does not name (prune_statements).
+  void prune(connection& c, const std::string& prune_sql, int64_t org,
              const std::vector<std::string>& keep, const char* kind,
              bool is_key = false) {
-    auto r =
-        c.query(std::string{"DELETE FROM "} + table + " WHERE org_id = $1 AND NOT (" +
-                    column + " = ANY($2::text[])) RETURNING " + column,
-                org, text_array(keep));
+    auto r = c.query(prune_sql, org, text_array(keep));
     for (int i = 0; i < r.rows(); ++i)
       note(std::string{"remove "} + kind + " " +
            (is_key ? key_label(r.str(i, 0)) : "'" + r.str(i, 0) + "'"));
@@ -220,13 +236,10 @@ provision_report apply(connection& c, const protocol::provisioning& p) {
     std::vector<std::string> hashes;
     for (auto& key : o.api_keys) {
       hashes.push_back(sha256_hex(key));
-      if (c.query("INSERT INTO api_key (org_id, key_hash) VALUES ($1, $2) "
-                  "ON CONFLICT (org_id, key_hash) DO NOTHING RETURNING 1",
-                  org, hashes.back())
-              .rows() == 1)
+      if (c.query(api_key_sql, org, hashes.back()).rows() == 1)
         note.note("add API key " + key_label(hashes.back()));
     }
-    note.prune(c, "api_key", "key_hash", org, hashes, "API key", true);
+    note.prune(c, prune_api_keys_sql, org, hashes, "API key", true);
 
     std::vector<std::string> names;
     for (auto& ch : o.channels) {
@@ -237,27 +250,27 @@ provision_report apply(connection& c, const protocol::provisioning& p) {
                             ch.signing_secret),
                     "channel", ch.name);
     }
-    note.prune(c, "channel", "name", org, names, "channel");
+    note.prune(c, prune_channels_sql, org, names, "channel");
     names.clear();
     for (auto& u : o.users) {
       names.push_back(u.name);
       note.upserted(c.query(user_sql, org, u.name, user_definition(u)), "user", u.name);
     }
-    note.prune(c, "app_user", "name", org, names, "user");
+    note.prune(c, prune_users_sql, org, names, "user");
     names.clear();
     for (auto& sch : o.schedules) {
       names.push_back(sch.name);
       note.upserted(c.query(schedule_sql, org, sch.name, protocol::render_schedule(sch)),
                     "schedule", sch.name);
     }
-    note.prune(c, "schedule", "name", org, names, "schedule");
+    note.prune(c, prune_schedules_sql, org, names, "schedule");
     names.clear();
     for (auto& pol : o.policies) {
       names.push_back(pol.name);
       note.upserted(c.query(policy_sql, org, pol.name, protocol::render_policy(pol)),
                     "policy", pol.name);
     }
-    note.prune(c, "policy", "name", org, names, "policy");
+    note.prune(c, prune_policies_sql, org, names, "policy");
 
     // Removed monitors stop: their rows go, and their ping keys with them.
     names.clear();
@@ -268,7 +281,7 @@ provision_report apply(connection& c, const protocol::provisioning& p) {
                             hb.alert_if_never_pinged),
                     "heartbeat", hb.name);
     }
-    note.prune(c, "heartbeat", "name", org, names, "heartbeat");
+    note.prune(c, prune_heartbeats_sql, org, names, "heartbeat");
 
     names.clear();
     for (auto& in : o.integrations) {
@@ -277,7 +290,7 @@ provision_report apply(connection& c, const protocol::provisioning& p) {
                             in.policy, in.shadow, in.rate_limit_per_minute, in.heartbeat),
                     "integration", in.name);
     }
-    note.prune(c, "integration", "name", org, names, "integration");
+    note.prune(c, prune_integrations_sql, org, names, "integration");
   }
   auto gone = c.query(disable_sql, text_array(org_names));
   for (int i = 0; i < gone.rows(); ++i) {
@@ -313,6 +326,16 @@ provision_report apply_provisioning(connection& c, const protocol::provisioning&
       c.exec("ROLLBACK");
     throw;
   }
+}
+
+std::vector<named_statement> provision_statements() {
+  return {{"prune_api_keys", prune_api_keys_sql},
+          {"prune_channels", prune_channels_sql},
+          {"prune_users", prune_users_sql},
+          {"prune_schedules", prune_schedules_sql},
+          {"prune_policies", prune_policies_sql},
+          {"prune_heartbeats", prune_heartbeats_sql},
+          {"prune_integrations", prune_integrations_sql}};
 }
 
 } // namespace belay::storage

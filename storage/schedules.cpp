@@ -2,6 +2,7 @@
 
 #include "protocol/json_document.hpp"
 #include "protocol/schedule_json.hpp"
+#include "storage/columns.hpp"
 #include "storage/db.hpp"
 
 #include <spdlog/spdlog.h>
@@ -10,20 +11,35 @@ namespace belay::storage {
 
 namespace {
 
-constexpr const char* override_columns =
-    "id, user_name, replaces, belay_us(start_at), belay_us(end_at), belay_us(created_at)";
+// Every column of an override (storage/columns.hpp).
+// clang-format off
+#define BELAY_OVERRIDE_COLUMN_LIST(first, next)                                          \
+  first(id, "id")                                                                        \
+  next(user, "user_name")                                                                \
+  next(replaces, "replaces")                                                             \
+  next(start, "belay_us(start_at)")                                                      \
+  next(end, "belay_us(end_at)")                                                          \
+  next(created_at, "belay_us(created_at)")
+// clang-format on
+#define BELAY_OVERRIDE_COLUMNS BELAY_SELECT_LIST(BELAY_OVERRIDE_COLUMN_LIST)
 
-protocol::schedule_override override_of(const result& r, int row) {
-  protocol::schedule_override o;
-  o.id = r.int64(row, 0);
-  o.user = r.str(row, 1);
-  if (!r.null(row, 2))
-    o.replaces = r.str(row, 2);
-  o.start = r.int64(row, 3);
-  o.end = r.int64(row, 4);
-  o.created_at = r.int64(row, 5);
-  return o;
-}
+constexpr auto read_override = BELAY_ROW_READER(BELAY_OVERRIDE_COLUMN_LIST);
+
+// The overrides of schedule $2 that overlap [$3, $4).
+const std::string overrides_sql = R"sql(
+SELECT )sql" BELAY_OVERRIDE_COLUMNS R"sql( FROM schedule_override
+WHERE org_id = $1 AND schedule = $2 AND end_at > belay_ts($3) AND start_at < belay_ts($4)
+ORDER BY created_at, id)sql";
+
+const std::string add_override_sql = R"sql(
+INSERT INTO schedule_override (org_id, schedule, user_name, replaces, start_at, end_at,
+                               created_at)
+VALUES ($1, $2, $3, NULLIF($4, ''), belay_ts($5), belay_ts($6), belay_ts($7))
+RETURNING )sql" BELAY_OVERRIDE_COLUMNS;
+
+const std::string delete_override_sql = R"sql(
+DELETE FROM schedule_override WHERE org_id = $1 AND schedule = $2 AND id = $3
+RETURNING 1)sql";
 
 std::optional<protocol::schedule> schedule_of(const result& r, int row) {
   auto parsed = protocol::parse_schedule(r.text(row, 0));
@@ -116,36 +132,21 @@ std::set<std::string> user_names(connection& c, int64_t org_id) {
 std::vector<protocol::schedule_override> load_overrides(connection& c, int64_t org_id,
                                                         const std::string& schedule,
                                                         micros from, micros to) {
-  auto r = c.query(std::string{"SELECT "} + override_columns +
-                       " FROM schedule_override WHERE org_id = $1 AND schedule = $2 "
-                       "AND end_at > belay_ts($3) AND start_at < belay_ts($4) "
-                       "ORDER BY created_at, id",
-                   org_id, schedule, from, to);
-  std::vector<protocol::schedule_override> out;
-  for (int i = 0; i < r.rows(); ++i)
-    out.push_back(override_of(r, i));
-  return out;
+  return read_rows<protocol::schedule_override>(
+      c.query(overrides_sql, org_id, schedule, from, to), read_override);
 }
 
 protocol::schedule_override add_override(connection& c, int64_t org_id,
                                          const std::string& schedule,
                                          protocol::schedule_override o, micros now) {
-  auto r =
-      c.query(std::string{"INSERT INTO schedule_override (org_id, schedule, "
-                          "user_name, replaces, start_at, end_at, created_at) "
-                          "VALUES ($1, $2, $3, NULLIF($4, ''), belay_ts($5), "
-                          "belay_ts($6), belay_ts($7)) RETURNING "} +
-                  override_columns,
-              org_id, schedule, o.user, o.replaces.value_or(""), o.start, o.end, now);
-  return override_of(r, 0);
+  auto r = c.query(add_override_sql, org_id, schedule, o.user, o.replaces.value_or(""),
+                   o.start, o.end, now);
+  return read_row<protocol::schedule_override>(r, 0, read_override);
 }
 
 bool delete_override(connection& c, int64_t org_id, const std::string& schedule,
                      int64_t id) {
-  return c.query("DELETE FROM schedule_override WHERE org_id = $1 AND schedule = $2 "
-                 "AND id = $3 RETURNING 1",
-                 org_id, schedule, id)
-             .rows() == 1;
+  return c.query(delete_override_sql, org_id, schedule, id).rows() == 1;
 }
 
 } // namespace belay::storage

@@ -5,9 +5,12 @@
 #include "protocol/evidence.hpp"
 #include "storage/batch.hpp"
 #include "storage/incident_rows.hpp"
+#include "storage/statements.hpp"
 
 #include <map>
 #include <set>
+#include <stdexcept>
+#include <string_view>
 #include <utility>
 
 namespace belay::storage {
@@ -20,8 +23,9 @@ constexpr int evidence_kept = 5;
 // $1: one JSON object per key (see group_json); the statement answers one row per key
 // whose policy exists. Its timeline gets one entry per event, numbered like the
 // events: the first creates the incident if none is open, every other is a duplicate.
-// It comes in two forms, full and light, built from the pieces below.
-const std::string input_sql = R"sql(
+// It comes in two forms, full and light, chained from the fragments below
+// (upsert_variants).
+constexpr std::string_view input_sql = R"sql(
 WITH g AS (
   SELECT * FROM json_to_recordset($1::json) AS g(org_id bigint, dedup_key text,
       title text, severity text, policy text, shadow boolean, ats bigint[],
@@ -37,7 +41,8 @@ WITH g AS (
 // the INSERT leaves reopened keys alone, so the partial unique index still arbitrates
 // every other write (G1): a reopen racing another node's write of the key waits on the
 // row, and finds it OPEN or inserts nothing.
-const std::string reopen_sql = R"sql(, recent AS ( -- the r_ prefix keeps these apart
+constexpr std::string_view reopen_sql =
+    R"sql(, recent AS ( -- the r_ prefix keeps these apart
   SELECT g.org_id AS r_org, last.id AS r_id, g.ats AS r_ats, g.evidence AS r_evidence,
          g.shadow AS r_shadow, g.owner AS r_owner, g.lease_until AS r_lease
   FROM g JOIN policy p ON p.org_id = g.org_id AND p.name = g.policy
@@ -72,7 +77,7 @@ const std::string reopen_sql = R"sql(, recent AS ( -- the r_ prefix keeps these 
 // and writes nothing at all when `needs` finds such an org: the full statement runs then.
 // Both see the same windows and policies as of their snapshot, so a window or policy
 // committed meanwhile is as late for one as for the other.
-const std::string needs_sql = R"sql(, needs AS (
+constexpr std::string_view needs_sql = R"sql(, needs AS (
   SELECT 1 FROM (SELECT org_id, min(ats[1]) AS first_at FROM g GROUP BY org_id) o
   WHERE EXISTS (SELECT 1 FROM maintenance w WHERE w.org_id = o.org_id
                 AND w.end_at > belay_ts(o.first_at))
@@ -81,7 +86,7 @@ const std::string needs_sql = R"sql(, needs AS (
 )
 )sql";
 
-const std::string insert_head_sql = R"sql(, up AS (
+constexpr std::string_view insert_head_sql = R"sql(, up AS (
   INSERT INTO incident AS i (org_id, dedup_key, title, severity, status, policy, ladder,
       shadow, next_fire_at, created_at, last_seen_at, event_count, evidence, details,
       owner, lease_expires_at, integration, held_until)
@@ -98,7 +103,7 @@ const std::string insert_head_sql = R"sql(, up AS (
 
 // Maintenance (section 12): an incident opened while a window covers its policy or
 // integration starts held (held_until, the window's end) and its ladder waits for it.
-const std::string insert_probing_sql = R"sql(
+constexpr std::string_view insert_probing_sql = R"sql(
   CROSS JOIN LATERAL (
     SELECT max(w.end_at) AS until FROM maintenance w
     WHERE w.org_id = g.org_id AND w.end_at > belay_ts(g.ats[1])
@@ -107,7 +112,7 @@ const std::string insert_probing_sql = R"sql(
   WHERE NOT EXISTS (SELECT 1 FROM reopen r WHERE r.org_id = g.org_id
                     AND r.dedup_key = g.dedup_key)
 )sql";
-const std::string insert_light_sql = R"sql(
+constexpr std::string_view insert_light_sql = R"sql(
   CROSS JOIN (SELECT NULL::timestamptz AS until) m
   WHERE NOT EXISTS (SELECT 1 FROM needs)
 )sql";
@@ -116,7 +121,7 @@ const std::string insert_light_sql = R"sql(
 // shadow incident holds makes the incident live (shadow = i.shadow AND EXCLUDED.shadow),
 // and the row trigger incident_goes_live (migration 0021) sends the shadowed pages of its
 // last fired step after all; its next steps page as any other's.
-const std::string insert_tail_sql = R"sql(
+constexpr std::string_view insert_tail_sql = R"sql(
   ORDER BY g.org_id, g.dedup_key
   ON CONFLICT (org_id, dedup_key) WHERE status <> 'RESOLVED' DO UPDATE SET
     event_count = i.event_count + EXCLUDED.event_count,
@@ -128,7 +133,7 @@ const std::string insert_tail_sql = R"sql(
 )
 )sql";
 
-const std::string note_sql = R"sql(, note AS (
+constexpr std::string_view note_sql = R"sql(, note AS (
   INSERT INTO timeline (org_id, incident_id, at, kind, detail)
   SELECT w.org_id, w.id, belay_ts(e.at),
          CASE WHEN w.inserted AND e.k = 1
@@ -152,7 +157,7 @@ const std::string note_sql = R"sql(, note AS (
 // through the upsert) makes belay_all_updated raise, and nothing commits. The keys are
 // locked in the upsert's order, so that two writers of the same keys wait rather than
 // deadlock.
-const std::string duplicate_sql = R"sql(, up AS (
+constexpr std::string_view duplicate_sql = R"sql(, up AS (
   UPDATE incident i SET event_count = i.event_count + cardinality(d.d_ats),
     last_seen_at = belay_ts(d.d_ats[cardinality(d.d_ats)]),
     evidence = belay_keep_last(i.evidence || d.d_evidence, 5)
@@ -165,36 +170,32 @@ const std::string duplicate_sql = R"sql(, up AS (
     AND (d.d_shadow OR NOT i.shadow)
   RETURNING )sql" BELAY_INCIDENT_COLUMNS_BUT_LADDER R"sql(,
     NULL::text, false AS inserted, false AS reopened
-), written AS (SELECT * FROM up)
+)
 )sql";
 
-const std::string full_upsert_sql = input_sql + reopen_sql + insert_head_sql +
-                                    insert_probing_sql + insert_tail_sql +
-                                    ", written AS (SELECT * FROM up UNION ALL "
-                                    "SELECT * FROM reopen)" +
-                                    note_sql;
-const std::string light_upsert_sql = input_sql + needs_sql + insert_head_sql +
-                                     insert_light_sql + insert_tail_sql +
-                                     ", written AS (SELECT * FROM up)" + note_sql;
+// The rows the statement wrote: the light statement reopens nothing.
+constexpr std::string_view written_or_reopened_sql =
+    ", written AS (SELECT * FROM up UNION ALL SELECT * FROM reopen)";
+constexpr std::string_view written_sql = ", written AS (SELECT * FROM up)";
 
 // The statement's mark (trigger_mark): the first statement of a batch inserts it ($2 id,
 // $3 at) and deletes the writer's previous one ($4); a second statement, for the events
 // that named another policy, appends to it. A plain INSERT, so that a fence written by a
 // read-back makes the statement fail rather than commit unseen.
-// The light statement's mark is written only when it wrote something: when it leaves
-// the batch to the full statement, that one inserts the mark.
-std::string insert_mark_sql(bool only_if_written) {
-  return R"sql(, mark AS (
+constexpr std::string_view insert_mark_text = R"sql(, mark AS (
   INSERT INTO trigger_mark (id, at, touched, created)
   SELECT $2::bigint, belay_ts($3::bigint), coalesce(array_agg(id), '{}'),
-         coalesce(array_agg(id) FILTER (WHERE inserted), '{}') FROM written)sql" +
-         std::string(only_if_written ? " HAVING count(*) > 0" : "") + R"sql(
+         coalesce(array_agg(id) FILTER (WHERE inserted), '{}') FROM written{{having}}
 ), pruned AS (
   DELETE FROM trigger_mark WHERE id = $4::bigint
 )
 )sql";
-}
-const std::string append_mark_sql = R"sql(, mark AS (
+const std::string insert_mark_sql = fill(insert_mark_text, {{"having", ""}});
+// The light statement's mark is written only when it wrote something: when it leaves
+// the batch to the full statement, that one inserts the mark.
+const std::string insert_mark_if_written_sql =
+    fill(insert_mark_text, {{"having", " HAVING count(*) > 0"}});
+constexpr std::string_view append_mark_sql = R"sql(, mark AS (
   UPDATE trigger_mark m SET touched = m.touched || a.touched,
                             created = m.created || a.created
   FROM (SELECT coalesce(array_agg(id), '{}') AS touched,
@@ -204,28 +205,57 @@ const std::string append_mark_sql = R"sql(, mark AS (
 )
 )sql";
 
+// What the statement answers: a row for each key written.
+constexpr std::string_view answer_sql = "SELECT * FROM written";
+// The duplicate statement's answer, unless it could not update every key.
+constexpr std::string_view answer_if_all_updated_sql = R"sql(SELECT * FROM written
+WHERE belay_all_updated((SELECT count(*) FROM written), (SELECT count(*) FROM g)))sql";
+
 enum class mark_write { none, insert, append };
 
+// The upsert's variants, each as the fragments it chains, in order: full or light,
+// writing no mark (in a caller's transaction), inserting the batch's mark (its first
+// statement) or appending to it (a second one, for the events that named another
+// policy). Each is checked in whole as tests/storage/golden/<name>.sql.
+struct upsert_variant {
+  const char* name;
+  bool light;
+  mark_write mark;
+  std::string sql;
+};
+
+const upsert_variant upsert_variants[] = {
+    {"trigger_full", false, mark_write::none,
+     chain({input_sql, reopen_sql, insert_head_sql, insert_probing_sql, insert_tail_sql,
+            written_or_reopened_sql, note_sql, answer_sql})},
+    {"trigger_full_insert_mark", false, mark_write::insert,
+     chain({input_sql, reopen_sql, insert_head_sql, insert_probing_sql, insert_tail_sql,
+            written_or_reopened_sql, note_sql, insert_mark_sql, answer_sql})},
+    {"trigger_full_append_mark", false, mark_write::append,
+     chain({input_sql, reopen_sql, insert_head_sql, insert_probing_sql, insert_tail_sql,
+            written_or_reopened_sql, note_sql, append_mark_sql, answer_sql})},
+    {"trigger_light", true, mark_write::none,
+     chain({input_sql, needs_sql, insert_head_sql, insert_light_sql, insert_tail_sql,
+            written_sql, note_sql, answer_sql})},
+    {"trigger_light_insert_mark", true, mark_write::insert,
+     chain({input_sql, needs_sql, insert_head_sql, insert_light_sql, insert_tail_sql,
+            written_sql, note_sql, insert_mark_if_written_sql, answer_sql})},
+    {"trigger_light_append_mark", true, mark_write::append,
+     chain({input_sql, needs_sql, insert_head_sql, insert_light_sql, insert_tail_sql,
+            written_sql, note_sql, append_mark_sql, answer_sql})},
+};
+
 const std::string& upsert_statement(bool light, mark_write mark) {
-  auto make = [](bool light, mark_write m) {
-    auto marks = m == mark_write::none     ? std::string{}
-                 : m == mark_write::insert ? insert_mark_sql(light)
-                                           : append_mark_sql;
-    return (light ? light_upsert_sql : full_upsert_sql) + marks + "SELECT * FROM written";
-  };
-  static const std::string statements[2][3] = {
-      {make(false, mark_write::none), make(false, mark_write::insert),
-       make(false, mark_write::append)},
-      {make(true, mark_write::none), make(true, mark_write::insert),
-       make(true, mark_write::append)}};
-  return statements[light ? 1 : 0][static_cast<int>(mark)];
+  for (auto& v : upsert_variants)
+    if (v.light == light && v.mark == mark)
+      return v.sql;
+  throw std::logic_error("no trigger statement for that variant");
 }
 
 // The duplicate statement writes a batch's only statement, and so its mark.
 const std::string duplicate_statement =
-    input_sql + duplicate_sql + note_sql + insert_mark_sql(false) +
-    "SELECT * FROM written WHERE belay_all_updated((SELECT count(*) FROM written), "
-    "(SELECT count(*) FROM g))";
+    chain({input_sql, duplicate_sql, written_sql, note_sql, insert_mark_sql,
+           answer_if_all_updated_sql});
 
 // belay_all_updated's error: the batch is written again by the upsert.
 constexpr const char* not_all_updated = "BLY01";
@@ -246,18 +276,23 @@ constexpr micros probe_hint_lasts = 60'000'000;
 // Fences a mark: inserted only where the batch's own never committed. Waits for a
 // transaction that holds the key uncommitted (the batch, still in flight), at most
 // lock_timeout.
-const std::string fence_sql =
-    "INSERT INTO trigger_mark (id, at) VALUES ($1::bigint, belay_ts($2::bigint)) "
-    "ON CONFLICT (id) DO NOTHING RETURNING id";
+const std::string fence_sql = R"sql(
+INSERT INTO trigger_mark (id, at) VALUES ($1::bigint, belay_ts($2::bigint))
+ON CONFLICT (id) DO NOTHING RETURNING id)sql";
 
 // The incidents a committed batch wrote, and whether it created each: $1 the mark, $2
-// the orgs of its events (the primary key leads with org_id).
-const std::string marked_sql =
-    "SELECT " BELAY_INCIDENT_COLUMNS ", id = ANY((SELECT created FROM trigger_mark "
-    "WHERE id = $1::bigint)::bigint[]) FROM incident WHERE org_id = ANY($2::bigint[]) "
-    "AND id = ANY((SELECT touched FROM trigger_mark WHERE id = $1::bigint)::bigint[])";
+// the orgs of its events (the primary key leads with org_id). The mark does not say
+// which it reopened: those read as created.
+const std::string marked_sql = R"sql(
+SELECT )sql" BELAY_INCIDENT_COLUMNS R"sql(,
+       id = ANY((SELECT created FROM trigger_mark WHERE id = $1::bigint)::bigint[])
+         AS inserted,
+       false AS reopened
+FROM incident WHERE org_id = ANY($2::bigint[])
+  AND id = ANY((SELECT touched FROM trigger_mark WHERE id = $1::bigint)::bigint[]))sql";
 
-const std::string prune_sql = "DELETE FROM trigger_mark WHERE at < belay_ts($1::bigint)";
+const std::string prune_sql = R"sql(
+DELETE FROM trigger_mark WHERE at < belay_ts($1::bigint))sql";
 
 // The events of one key within one statement, in arrival order.
 struct key_group {
@@ -351,13 +386,15 @@ struct written_row {
 };
 using written_rows = std::map<group_key, written_row>;
 
-// `marked`: a read-back's rows, whose one added column is `inserted`.
-written_rows rows_by_key(const result& r, bool marked = false) {
+written_rows rows_by_key(const result& r) {
   written_rows out;
-  for (int row = 0; row < r.rows(); ++row)
-    out.emplace(group_key{r.int64(row, 0), r.str(row, 2)},
-                written_row{read_held(r, row), r.boolean(row, incident_column_count),
-                            !marked && r.boolean(row, incident_column_count + 1)});
+  auto inserted = r.column("inserted");
+  auto reopened = r.column("reopened");
+  for (int row = 0; row < r.rows(); ++row) {
+    written_row w{read_held(r, row), r.boolean(row, inserted), r.boolean(row, reopened)};
+    group_key key{w.held.incident.org_id, w.held.incident.dedup_key};
+    out.emplace(std::move(key), std::move(w));
+  }
   return out;
 }
 
@@ -554,7 +591,7 @@ read_back_triggers(connection& c, const std::vector<trigger_event>& events,
     c.exec("SET LOCAL lock_timeout = '5s'");
     if (c.query(fence_sql, mark.id, mark.at).rows() == 1)
       return std::nullopt; // never committed, and now it never will
-    auto rows = rows_by_key(c.query(marked_sql, mark.id, orgs_of(events)), true);
+    auto rows = rows_by_key(c.query(marked_sql, mark.id, orgs_of(events)));
     // A key's incident was created by its first statement's write only.
     std::vector<upsert_result> out(events.size());
     for (auto& groups : statements_of(events)) {
@@ -571,6 +608,14 @@ read_back_triggers(connection& c, const std::vector<trigger_event>& events,
 
 void prune_trigger_marks(connection& c, micros before) {
   c.query(prune_sql, before);
+}
+
+std::vector<named_statement> trigger_statements() {
+  std::vector<named_statement> out;
+  for (auto& v : upsert_variants)
+    out.push_back({v.name, v.sql});
+  out.push_back({"trigger_duplicate", duplicate_statement});
+  return out;
 }
 
 } // namespace belay::storage

@@ -1,7 +1,9 @@
 #include "actors/transport/curl.hpp"
 
 #include "actors/transport/channels.hpp"
+#include "protocol/hash.hpp"
 #include "protocol/network.hpp"
+#include "protocol/text.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -319,6 +321,24 @@ send_result post(const http_post& request) {
   return result;
 }
 
+send_result post_json(const channel_config& channel, const rendered& message,
+                      const std::string& what, bool sign) {
+  if (auto refused = refuse_scheme(channel.url, {"http", "https"}, what))
+    return *refused;
+  http_post request;
+  request.what = what;
+  request.url = channel.url;
+  request.body = message.body;
+  request.timeout_seconds = channel.timeout_seconds;
+  request.headers = {"Content-Type: application/json",
+                     "Idempotency-Key: " + header_safe(message.idempotency_key)};
+  if (sign && !channel.secret.empty())
+    request.headers.push_back("X-Belay-Signature: sha256=" +
+                              hmac_sha256_hex(channel.secret, request.body));
+  request.secrets = {channel.secret};
+  return post(request);
+}
+
 send_result mail(const smtp_mail& request) {
   slist_ptr recipients;
   append_slist(recipients, request.rcpt_to);
@@ -343,8 +363,9 @@ send_result mail(const smtp_mail& request) {
     result.result = outcome::sent;
   } else if (t.status >= 400 && t.status < 600) {
     result.result = t.status >= 500 ? outcome::permanent : outcome::retry;
-    result.error = "SMTP " + std::to_string(t.status) + " from mail server: " +
-                   (last_refusal.empty() ? t.curl_error : one_line(last_refusal));
+    result.error =
+        "SMTP " + std::to_string(t.status) + " from mail server: " +
+        (last_refusal.empty() ? t.curl_error : protocol::one_line(last_refusal));
   } else {
     no_answer(result, t, "mail server");
   }

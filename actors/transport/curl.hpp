@@ -2,6 +2,7 @@
 // timeouts, scheme checks, ambiguity detection, outcome classification, redaction.
 #pragma once
 
+#include "actors/transport/channels.hpp"
 #include "actors/transport/transport.hpp"
 
 #include <initializer_list>
@@ -32,6 +33,12 @@ struct http_post {
 
 // 2xx sent; 408, 429, 5xx retry; other 4xx and 3xx permanent; no answer retry.
 send_result post(const http_post& request);
+
+// The message's JSON body POSTed to the channel's http(s) URL with its idempotency key,
+// signed with the channel's secret (X-Belay-Signature) when `sign` and there is one.
+// `what` names the peer in errors; the URL never appears there.
+send_result post_json(const channel_config& channel, const rendered& message,
+                      const std::string& what, bool sign);
 
 struct smtp_mail {
   std::string url; // smtp://host:port or smtps://host:port

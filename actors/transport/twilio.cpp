@@ -1,9 +1,10 @@
 #include "actors/transport/channels.hpp"
 #include "actors/transport/curl.hpp"
-#include "protocol/page_text.hpp"
-#include "protocol/twiml.hpp"
 
 #include <cctype>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace belay::transport::detail {
 
@@ -27,40 +28,6 @@ std::string percent_encode(std::string_view text) {
   return out;
 }
 
-// Twilio's REST API: POST {base}/2010-04-01/Accounts/{sid}/{resource} with form
-// fields and basic auth sid:token. The base URL is configurable (tests, proxies).
-send_result send_twilio(const channel_config& channel, const page& p, const char* kind,
-                        const char* resource,
-                        std::vector<std::pair<std::string, std::string>> fields) {
-  std::string what = std::string("twilio ") + kind;
-  std::string base = channel.url.empty() ? default_api_base : channel.url;
-  if (auto refused = refuse_scheme(base, {"http", "https"}, what))
-    return *refused;
-  if (channel.account.empty())
-    return permanent(what + ": the channel has no account SID");
-  if (channel.from.empty())
-    return permanent(what + ": the channel has no caller id (from)");
-  if (p.target.empty())
-    return permanent(what + ": the page has no phone number");
-  while (!base.empty() && base.back() == '/')
-    base.pop_back();
-
-  http_post request;
-  request.what = what;
-  request.url =
-      base + "/2010-04-01/Accounts/" + percent_encode(channel.account) + "/" + resource;
-  request.body = form_encode(fields);
-  request.timeout_seconds = channel.timeout_seconds;
-  auto key = header_safe(p.idempotency_key);
-  request.headers = {"Content-Type: application/x-www-form-urlencoded",
-                     "Idempotency-Key: " + key, "I-Twilio-Idempotency-Token: " + key};
-  request.username = channel.account;
-  request.password = channel.secret;
-  return post(request);
-}
-
-} // namespace
-
 std::string form_encode(const std::vector<std::pair<std::string, std::string>>& fields) {
   std::string out;
   for (const auto& [name, value] : fields) {
@@ -71,38 +38,50 @@ std::string form_encode(const std::vector<std::pair<std::string, std::string>>& 
   return out;
 }
 
-std::string sms_text(const page& p) {
-  if (!p.update.empty())
-    return protocol::render_status_update(p.incident, p.update);
-  // With the way back: "Reply 1 to acknowledge, 2 to resolve" and the link, last.
-  if (!p.answer_url.empty())
-    return protocol::render_sms_page(p.incident, p.answer_url);
-  return "[belay] " + upper_severity(p) + " " + one_line(clip(p.incident.title, 300)) +
-         " - incident " + std::to_string(p.incident.id) + ", " + step_label(p);
+// Twilio's REST API: POST {base}/2010-04-01/Accounts/{sid}/{resource} with form
+// fields and basic auth sid:token. The base URL is configurable (tests, proxies).
+send_result send_twilio(const channel_config& channel, const rendered& message,
+                        const char* kind, const char* resource,
+                        std::vector<std::pair<std::string, std::string>> fields) {
+  std::string what = std::string("twilio ") + kind;
+  std::string base = channel.url.empty() ? default_api_base : channel.url;
+  if (auto refused = refuse_scheme(base, {"http", "https"}, what))
+    return *refused;
+  if (channel.account.empty())
+    return permanent(what + ": the channel has no account SID");
+  if (channel.from.empty())
+    return permanent(what + ": the channel has no caller id (from)");
+  if (message.target.empty())
+    return permanent(what + ": the page has no phone number");
+  while (!base.empty() && base.back() == '/')
+    base.pop_back();
+
+  http_post request;
+  request.what = what;
+  request.url =
+      base + "/2010-04-01/Accounts/" + percent_encode(channel.account) + "/" + resource;
+  request.body = form_encode(fields);
+  request.timeout_seconds = channel.timeout_seconds;
+  auto key = header_safe(message.idempotency_key);
+  request.headers = {"Content-Type: application/x-www-form-urlencoded",
+                     "Idempotency-Key: " + key, "I-Twilio-Idempotency-Token: " + key};
+  request.username = channel.account;
+  request.password = channel.secret;
+  return post(request);
 }
 
-std::string voice_twiml(const page& p) {
-  if (!p.update.empty())
-    return protocol::render_twiml_say(
-        protocol::render_status_update(p.incident, p.update));
-  // With the way back: one key gathered and posted to the voice callback.
-  if (!p.voice_url.empty())
-    return protocol::render_voice_gather(p.incident, p.voice_url);
-  auto say = "belay page. " + upper_severity(p) + ". " +
-             one_line(clip(p.incident.title, 300)) + ". Incident " +
-             std::to_string(p.incident.id) + ", " + step_label(p) + ".";
-  return "<Response><Say>" + escape_markup(say, true) + "</Say></Response>";
-}
+} // namespace
 
-send_result send_sms(const channel_config& channel, const page& p) {
-  return send_twilio(channel, p, "sms", "Messages.json",
-                     {{"To", p.target}, {"From", channel.from}, {"Body", sms_text(p)}});
-}
-
-send_result send_voice(const channel_config& channel, const page& p) {
+send_result send_sms(const channel_config& channel, const rendered& message) {
   return send_twilio(
-      channel, p, "voice", "Calls.json",
-      {{"To", p.target}, {"From", channel.from}, {"Twiml", voice_twiml(p)}});
+      channel, message, "sms", "Messages.json",
+      {{"To", message.target}, {"From", channel.from}, {"Body", message.body}});
+}
+
+send_result send_voice(const channel_config& channel, const rendered& message) {
+  return send_twilio(
+      channel, message, "voice", "Calls.json",
+      {{"To", message.target}, {"From", channel.from}, {"Twiml", message.body}});
 }
 
 } // namespace belay::transport::detail

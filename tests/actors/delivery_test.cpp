@@ -2,6 +2,7 @@
 #include "actors/registry.hpp"
 #include "protocol/hash.hpp"
 #include "storage/deliveries.hpp"
+#include "support/database_fixture.hpp"
 #include "support/http_sink.hpp"
 #include "support/test_node.hpp"
 
@@ -36,11 +37,9 @@ std::string delivery_org(const test::http_sink& sink, const test::http_sink& bac
         {"channel":"hook","to":"p4"},{"channel":"hook","to":"p5"}]}]}]}]})";
 }
 
-struct delivery_fixture {
-  test::test_database db;
+struct delivery_fixture : test::database_fixture {
   test::http_sink sink;
   test::http_sink backup;
-  int64_t org = 0;
 
   void provision(const std::string& hook_extra = "") {
     db.provision(delivery_org(sink, backup, hook_extra));
@@ -58,9 +57,6 @@ struct delivery_fixture {
         "SELECT status, attempts, ambiguous, last_error, id FROM delivery "
         "WHERE incident_id = $1 AND target = $2 AND channel = 'hook'",
         incident, target);
-  }
-  int64_t count(const std::string& sql, int64_t arg) {
-    return db.sql().query(sql, arg).int64(0, 0);
   }
 };
 

@@ -49,12 +49,13 @@ struct heartbeat_fixture {
     org = db.org_id("acme");
   }
 
-  int64_t id_of(const std::string& name) {
+  int64_t heartbeat_id(const std::string& name) {
     return db.sql().query("SELECT id FROM heartbeat WHERE name = $1", name).int64(0, 0);
   }
   reply_code ping(test::test_node& node, const std::string& name,
                   ping_kind kind = ping_kind::success) {
-    return node.ask<reply_code>(node.n.heartbeats, atom::ping_v, org, id_of(name), kind);
+    return node.ask<reply_code>(node.n.heartbeats, atom::ping_v, org, heartbeat_id(name),
+                                kind);
   }
   std::string state(const std::string& name) {
     return db.sql().query("SELECT state FROM heartbeat WHERE name = $1", name).str(0, 0);
@@ -295,7 +296,7 @@ TEST_CASE_METHOD(heartbeat_fixture,
   test::test_node node{db};
   node.adopt();
   ping(node, "nightly");
-  auto id = id_of("nightly");
+  auto id = heartbeat_id("nightly");
   db.provision(heartbeat_org(false));
   CHECK(node.ask<reply_code>(node.n.heartbeats, atom::ping_v, org, id,
                              ping_kind::success) == reply_code::not_found);

@@ -55,7 +55,7 @@ TEST_CASE_METHOD(ladder_fixture,
   CHECK(acked.incident.acked_by == "alice");
   node.advance(10h);
   CHECK(deliveries(inc.id, t0) == fired{{0, 0, 0}});
-  CHECK(status(inc.id) == "ACKNOWLEDGED");
+  CHECK(incident_status(inc.id) == "ACKNOWLEDGED");
   // Step 0's delivery had not been claimed yet, so the ack cancelled it.
   CHECK(
       count(
@@ -122,9 +122,9 @@ TEST_CASE_METHOD(
   CHECK(row.int64(0, 0) == t0 + 1200 * one_second);
   CHECK(row.str(0, 1) == "OPEN");
   node.advance(299s);
-  CHECK(status(inc.id) == "OPEN");
+  CHECK(incident_status(inc.id) == "OPEN");
   node.advance(1s);
-  CHECK(status(inc.id) == "EXHAUSTED");
+  CHECK(incident_status(inc.id) == "EXHAUSTED");
   CHECK(
       count("SELECT count(*) FROM timeline WHERE incident_id = $1 AND kind = 'exhausted'",
             inc.id) == 1);
@@ -176,7 +176,7 @@ TEST_CASE_METHOD(ladder_fixture,
       count(
           "SELECT count(*) FROM timeline WHERE incident_id = $1 AND kind = 'step_fired'",
           id) == 3);
-  CHECK(status(id) == "EXHAUSTED");
+  CHECK(incident_status(id) == "EXHAUSTED");
   second.advance(5h);
   CHECK(deliveries(id, t0).size() == 3);
 }

@@ -2,11 +2,11 @@
 // as the snapshot the console and `belay inspect` show.
 #include "protocol/inspector_json.hpp"
 #include "support/http_sink.hpp"
+#include "support/json.hpp"
 #include "support/test_node.hpp"
 
 #include <catch2/catch.hpp>
 #include <map>
-#include <rapidjson/document.h>
 #include <set>
 
 using namespace belay;
@@ -29,17 +29,10 @@ std::string org_doc(const test::http_sink& sink) {
 
 std::string snapshot_text(test::test_node& node, int64_t org) {
   inspector_snapshot s;
-  s.registry = node.ask<registry_stats>(node.n.registry, atom::stats_v);
+  s.registry = node.stats();
   s.incidents = node.ask<std::vector<incident_view>>(node.n.registry, atom::views_v, org);
   s.channels = node.ask<std::vector<channel_view>>(node.n.dispatcher, atom::views_v, org);
   return protocol::render_inspector(s);
-}
-
-rapidjson::Document snapshot_json(test::test_node& node, int64_t org) {
-  rapidjson::Document doc;
-  doc.Parse(snapshot_text(node, org).c_str());
-  REQUIRE(!doc.HasParseError());
-  return doc;
 }
 
 } // namespace
@@ -60,7 +53,7 @@ TEST_CASE(
   node.trigger(acme, "first"); // a duplicate
   node.advance(5s);            // t = 15 s
 
-  auto doc = snapshot_json(node, acme);
+  auto doc = test::json(snapshot_text(node, acme));
   CHECK(doc["registry"]["held"].GetUint64() == 3); // node-wide, both orgs
   CHECK(doc["registry"]["created"].GetUint64() == 3);
   CHECK(doc["registry"]["deduplicated"].GetUint64() == 1);
@@ -100,7 +93,7 @@ TEST_CASE(
 
   // Acknowledging stops the timer: the incident no longer shows one.
   node.ack(acme, first.id);
-  auto after = snapshot_json(node, acme);
+  auto after = test::json(snapshot_text(node, acme));
   for (auto& v : after["incidents"].GetArray())
     if (v["incident"]["id"].GetInt64() == first.id)
       CHECK(v["nextTimerDue"].IsNull());

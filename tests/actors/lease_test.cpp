@@ -17,14 +17,8 @@ using test::fired;
 using test::one_second;
 
 struct lease_fixture : test::ladder_fixture {
-  std::string owner(int64_t id) {
-    return db.sql().query("SELECT owner FROM incident WHERE id = $1", id).str(0, 0);
-  }
   std::string version_of(int64_t id) {
     return db.sql().query("SELECT xmin::text FROM incident WHERE id = $1", id).str(0, 0);
-  }
-  static size_t held(test::test_node& node) {
-    return node.ask<registry_stats>(node.n.registry, atom::stats_v).held;
   }
 };
 
@@ -47,7 +41,7 @@ TEST_CASE_METHOD(lease_fixture,
   CHECK(owner(id) == "node-a"); // at 40 s its lease still holds
   b.advance(20s);
   CHECK(owner(id) == "node-b"); // taken over at the first renewal after 50 s
-  CHECK(held(b) == 1);
+  CHECK(b.stats().held == 1);
   b.advance(240s);
   CHECK(deliveries(id, t0) == fired{{0, 0, 0}, {1, 0, 300}});
 }
@@ -65,8 +59,8 @@ TEST_CASE_METHOD(lease_fixture, "a live node keeps its incidents however old the
     b.advance(10s);
   }
   CHECK(owner(id) == "node-a");
-  CHECK(held(a) == 1);
-  CHECK(held(b) == 0);
+  CHECK(a.stats().held == 1);
+  CHECK(b.stats().held == 0);
   CHECK(deliveries(id, t0) == fired{{0, 0, 0}, {1, 0, 300}});
 }
 
@@ -80,16 +74,16 @@ TEST_CASE_METHOD(lease_fixture,
   b.adopt();
   b.advance(60s); // node-a is paused: its lease lapses at 30 s and node-b takes over
   REQUIRE(owner(id) == "node-b");
-  REQUIRE(held(a) == 1);
+  REQUIRE(a.stats().held == 1);
   a.advance(60s); // node-a catches up: its next renewal finds the lease lost
-  CHECK(held(a) == 0);
+  CHECK(a.stats().held == 0);
   for (int i = 0; i < 24; ++i) { // side by side to 300 s, when step 1 is due
     a.advance(10s);
     b.advance(10s);
   }
   CHECK(deliveries(id, t0) == fired{{0, 0, 0}, {1, 0, 300}}); // once, on node-b
   CHECK(owner(id) == "node-b");
-  CHECK(held(a) == 0);
+  CHECK(a.stats().held == 0);
 }
 
 TEST_CASE_METHOD(
@@ -118,7 +112,7 @@ TEST_CASE_METHOD(
   test::test_node again{db, t0 + one_second, "node-a",
                         [](node_options& o) { o.adopt_page_size = 3; }};
   CHECK(again.adopt() == open.size());
-  CHECK(held(again) == open.size());
+  CHECK(again.stats().held == open.size());
   CHECK(owner(open.front()) == "node-a");
   CHECK(version_of(open.front()) != written_by[open.front()]);
   for (auto id : open)

@@ -76,8 +76,6 @@ struct lost_commit_fixture : test::ladder_fixture {
         .int64(0, 0);
   }
 
-  size_t held() { return node.ask<registry_stats>(node.n.registry, atom::stats_v).held; }
-
   // After a lost reply: the batch's acknowledge took effect, every new key was answered
   // as created, is held by an actor (with the open one: 4) and pages step 0 exactly once.
   void check_batch_settled(const std::vector<trigger_reply>& replies, int64_t acked) {
@@ -86,8 +84,8 @@ struct lost_commit_fixture : test::ladder_fixture {
       CHECK(replies[i].code == reply_code::ok);
       CHECK(replies[i].created);
     }
-    CHECK(status(acked) == "ACKNOWLEDGED");
-    CHECK(held() == 4);
+    CHECK(incident_status(acked) == "ACKNOWLEDGED");
+    CHECK(node.stats().held == 4);
     node.advance(std::chrono::seconds{1});
     for (auto& key : new_keys) {
       INFO(key);
@@ -111,7 +109,7 @@ TEST_CASE_METHOD(
   node.adopt();
   auto open = node.trigger(org, "lost-open").incident.id;
   node.run();
-  REQUIRE(held() == 1);
+  REQUIRE(node.stats().held == 1);
 
   // Triggers alone are one statement, committed on its own: its reply is lost.
   pg.proxy.drop_reply_after(test::statement_naming("lost-new-"));
@@ -131,7 +129,7 @@ TEST_CASE_METHOD(
   CHECK(replies[3].incident.id == open);
   CHECK(count("SELECT event_count FROM incident WHERE id = $1", open) == 2);
 
-  CHECK(held() == 4);
+  CHECK(node.stats().held == 4);
   node.advance(1s);
   for (auto& key : new_keys) {
     INFO(key);
@@ -210,6 +208,6 @@ TEST_CASE_METHOD(
   CHECK(count("SELECT count(*) FROM timeline WHERE incident_id = $1 AND kind = "
               "'duplicate'",
               open) == 3);
-  CHECK(held() == 1);
+  CHECK(node.stats().held == 1);
   CHECK(fences() == 0);
 }

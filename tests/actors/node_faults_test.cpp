@@ -14,7 +14,7 @@ namespace {
 
 // Org "alpha" (key "alpha-key") with a log channel and policy "default": step 0 at once,
 // step 1 `step_seconds` later, step 2 `step_seconds` after that.
-std::string three_steps(int step_seconds) {
+std::string three_step_org(int step_seconds) {
   auto delay = std::to_string(step_seconds);
   return R"({"orgs":[{"name":"alpha","apiKeys":["alpha-key"],
     "channels":[{"name":"log","type":"log"}],
@@ -24,14 +24,6 @@ std::string three_steps(int step_seconds) {
          delay + R"(,"targets":[{"channel":"log","to":"oncall"}]},
       {"delaySeconds":)" +
          delay + R"(,"targets":[{"channel":"log","to":"lead"}]}]}]}]})";
-}
-
-std::string trigger_body(const std::string& key) {
-  return R"({"dedupKey":")" + key + R"(","title":"t","policy":"default"})";
-}
-
-int64_t count(test::test_database& db, const std::string& sql) {
-  return db.sql().exec(sql).int64(0, 0);
 }
 
 } // namespace
@@ -53,9 +45,9 @@ TEST_CASE("a trigger batch whose commit reply is lost: every 2xx'd event exists 
   for (int i = 0; i < clients; ++i)
     threads.emplace_back([&, i] {
       auto http = belay.client();
-      replies[i] = test::to_reply(
-          http.Post("/api/v1/incidents", {{"Authorization", "Bearer alpha-key"}},
-                    trigger_body("lost-e2e-" + std::to_string(i)), "application/json"));
+      replies[i] = test::to_reply(http.Post(
+          "/api/v1/incidents", {{"Authorization", "Bearer alpha-key"}},
+          test::trigger_body("lost-e2e-" + std::to_string(i)), "application/json"));
     });
   for (auto& t : threads)
     t.join();
@@ -68,8 +60,8 @@ TEST_CASE("a trigger batch whose commit reply is lost: every 2xx'd event exists 
       continue;
     ++accepted;
     CHECK(replies[i].status == 201); // each key is new: "deduplicated" would be a guess
-    auto id = replies[i].json["incident"]["id"].GetInt64();
-    CHECK(count(db, "SELECT count(*) FROM incident WHERE id = " + std::to_string(id)) ==
+    auto id = test::id_of(replies[i]);
+    CHECK(db.count("SELECT count(*) FROM incident WHERE id = " + std::to_string(id)) ==
           1);
   }
   CHECK(accepted == clients); // the read-back answers them all; nothing needs a retry
@@ -79,18 +71,18 @@ TEST_CASE("a trigger batch whose commit reply is lost: every 2xx'd event exists 
   auto paged_once = "SELECT count(*) FROM incident i WHERE dedup_key LIKE 'lost-e2e-%' "
                     "AND (SELECT count(*) FROM delivery d WHERE d.incident_id = i.id AND "
                     "d.step = 0 AND d.status = 'SENT') = 1";
-  REQUIRE(count(db, incidents) == clients);
+  REQUIRE(db.count(incidents) == clients);
   INFO(belay.log());
-  CHECK(test::eventually([&] { return count(db, paged_once) == clients; }));
-  CHECK(count(db, "SELECT count(*) FROM delivery WHERE step = 0") == clients);
+  CHECK(test::eventually([&] { return db.count(paged_once) == clients; }));
+  CHECK(db.count("SELECT count(*) FROM delivery WHERE step = 0") == clients);
 }
 
 TEST_CASE("a node killed mid-ladder: another node runs the rest, each step paging once") {
   constexpr int step_seconds = 4;
-  test::served_belay belay{three_steps(step_seconds), 2, {"--lease-seconds", "1.5"}};
+  test::served_belay belay{three_step_org(step_seconds), 2, {"--lease-seconds", "1.5"}};
   auto opened = belay.trigger("killed-mid-ladder", "alpha-key", 0);
   REQUIRE(opened.status == 201);
-  auto id = std::to_string(opened.json["incident"]["id"].GetInt64());
+  auto id = std::to_string(test::id_of(opened));
   auto sent = [&](int step) {
     return belay.count("SELECT count(*) FROM delivery WHERE incident_id = " + id +
                        " AND step = " + std::to_string(step) + " AND status = 'SENT'");
@@ -129,7 +121,7 @@ TEST_CASE("connections that go silent are given up after the reply timeout: trig
   auto post = [&](const std::string& key) {
     return test::to_reply(http.Post("/api/v1/incidents",
                                     {{"Authorization", "Bearer alpha-key"}},
-                                    trigger_body(key), "application/json"));
+                                    test::trigger_body(key), "application/json"));
   };
   for (int i = 0; i < 8; ++i) // every storage worker and pooled connection is open
     REQUIRE(post("silent-warm-" + std::to_string(i)).status == 201);
@@ -142,7 +134,7 @@ TEST_CASE("connections that go silent are given up after the reply timeout: trig
   INFO(belay.log());
   CHECK((during.status == 201 || during.status == 503));
   if (during.status == 201)
-    CHECK(count(db, "SELECT count(*) FROM incident WHERE dedup_key = 'silent-during'") ==
+    CHECK(db.count("SELECT count(*) FROM incident WHERE dedup_key = 'silent-during'") ==
           1);
 
   // Every shard answers again, on fresh connections: a connection first used after it
@@ -161,10 +153,9 @@ TEST_CASE("connections that go silent are given up after the reply timeout: trig
   // Each of the incidents pages, the stalled one included if it was written.
   CHECK(test::eventually(
       [&] {
-        return count(db,
-                     "SELECT count(*) FROM incident i WHERE NOT EXISTS (SELECT 1 FROM "
-                     "delivery d WHERE d.incident_id = i.id AND d.step = 0 AND "
-                     "d.status = 'SENT')") == 0;
+        return db.count("SELECT count(*) FROM incident i WHERE NOT EXISTS (SELECT 1 FROM "
+                        "delivery d WHERE d.incident_id = i.id AND d.step = 0 AND "
+                        "d.status = 'SENT')") == 0;
       },
       std::chrono::seconds{20}));
 }

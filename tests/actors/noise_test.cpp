@@ -3,6 +3,7 @@
 #include "actors/registry.hpp"
 #include "storage/incidents.hpp"
 #include "storage/maintenance.hpp"
+#include "support/database_fixture.hpp"
 #include "support/http_sink.hpp"
 #include "support/test_node.hpp"
 
@@ -37,10 +38,8 @@ std::string noise_org(const test::http_sink& sink) {
     "integrations":[{"name":"pd","type":"events","key":"acme-routing","policy":"default"}]}]})";
 }
 
-struct noise_fixture {
-  test::test_database db;
+struct noise_fixture : test::database_fixture {
   test::http_sink sink;
-  int64_t org = 0;
   noise_fixture() {
     db.provision(noise_org(sink));
     org = db.org_id("acme");
@@ -55,7 +54,6 @@ struct noise_fixture {
     }
     return out;
   }
-  int64_t count(const std::string& sql) { return db.sql().exec(sql).int64(0, 0); }
   int64_t window(const std::string& target_kind, const std::string& name, micros start,
                  micros end) {
     protocol::maintenance_window m;

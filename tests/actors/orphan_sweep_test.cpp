@@ -40,14 +40,6 @@ struct sweep_fixture : test::ladder_fixture {
     db.sql().query("INSERT INTO node_lease (node, expires_at) VALUES ($1, belay_ts($2))",
                    node_id, until);
   }
-
-  std::string owner(int64_t id) {
-    return db.sql().query("SELECT owner FROM incident WHERE id = $1", id).str(0, 0);
-  }
-
-  registry_stats stats() {
-    return node.ask<registry_stats>(node.n.registry, atom::stats_v);
-  }
 };
 
 } // namespace
@@ -64,13 +56,13 @@ TEST_CASE_METHOD(sweep_fixture,
   node_lease("node-b", t0 + 3600 * one_second);
   auto live = orphan("live-owner", "node-b", t0 - one_second);
   node.run();
-  REQUIRE(stats().held == 0);
+  REQUIRE(node.stats().held == 0);
 
   node.advance(5s); // the first sweep: the steps are due, but not yet a period overdue
-  CHECK(stats().held == 0);
+  CHECK(node.stats().held == 0);
   node.advance(5s); // overdue now: adopted, and their step 0 fires at once
-  CHECK(stats().held == 2);
-  CHECK(stats().adopted == 2);
+  CHECK(node.stats().held == 2);
+  CHECK(node.stats().adopted == 2);
   CHECK(metrics::value(metrics::name::orphans_adopted_total) - adopted_before == 2);
   CHECK(owner(own) == "node-a");
   CHECK(owner(ghost) == "node-a");
@@ -80,7 +72,7 @@ TEST_CASE_METHOD(sweep_fixture,
   CHECK(deliveries(live, t0).empty());
 
   node.advance(300s); // later sweeps leave held incidents alone; step 1 fires once
-  CHECK(stats().adopted == 2);
+  CHECK(node.stats().adopted == 2);
   CHECK(deliveries(own, t0) == fired{{0, 0, 10}, {1, 0, 300}});
   CHECK(deliveries(ghost, t0) == fired{{0, 0, 10}, {1, 0, 300}});
 }

@@ -67,7 +67,7 @@ TEST_CASE_METHOD(retention_fixture,
   CHECK(rows(old) == 0);
   CHECK(rows(recent) == before_recent);
   CHECK(rows(open) >= before_open); // never deleted, whatever its age
-  CHECK(status(open) != "RESOLVED");
+  CHECK(incident_status(open) != "RESOLVED");
 }
 
 TEST_CASE_METHOD(retention_fixture, "retention deletes in batches, oldest first") {

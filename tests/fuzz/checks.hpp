@@ -97,19 +97,25 @@ inline bool is_json_object(std::string_view text) {
   return parse_strict(doc, text) && doc.IsObject();
 }
 
-// A JSON text whose strings and member names hold no NUL, which jsonb cannot store.
-inline bool free_of_nul(const rapidjson::Value& v) {
+// Whether `holds` is true of every string and member name in `v`.
+template <class Predicate>
+bool every_string(const rapidjson::Value& v, const Predicate& holds) {
   if (v.IsString())
-    return !has_nul({v.GetString(), v.GetStringLength()});
+    return holds(std::string_view{v.GetString(), v.GetStringLength()});
   if (v.IsArray())
     for (const auto& element : v.GetArray())
-      if (!free_of_nul(element))
+      if (!every_string(element, holds))
         return false;
   if (v.IsObject())
     for (const auto& m : v.GetObject())
-      if (!free_of_nul(m.name) || !free_of_nul(m.value))
+      if (!every_string(m.name, holds) || !every_string(m.value, holds))
         return false;
   return true;
+}
+
+// A JSON text whose strings and member names hold no NUL, which jsonb cannot store.
+inline bool free_of_nul(const rapidjson::Value& v) {
+  return every_string(v, [](std::string_view s) { return !has_nul(s); });
 }
 
 // What storage puts in a jsonb column: an object, valid UTF-8, no NUL anywhere.

@@ -1,6 +1,10 @@
-// RFC 3339 times as belay writes them (protocol/time.hpp). protocol/ has no time parser
-// yet, so this checks the renderer against an independent inverse over the whole
-// int64 microsecond range: the text must name the millisecond the instant falls in.
+// RFC 3339 times (protocol/time.hpp). The renderer, over the whole int64 microsecond
+// range, must name the millisecond the instant falls in, checked against an independent
+// calendar, and what it writes for years 0 to 9999 must parse back to that millisecond.
+// The parser, which reads every time a client sends (maintenance windows, overrides,
+// ?from=&to=, ?at=, change events), must take exactly RFC 3339's date-time to the
+// microsecond, for instants in the years the renderer writes, and give the instant that
+// same calendar gives.
 #include "checks.hpp"
 #include "protocol/time.hpp"
 
@@ -38,6 +42,72 @@ int64_t days_since_epoch(int64_t year, unsigned month, unsigned day) {
   return days + day - 1;
 }
 
+std::optional<int64_t> digits(std::string_view s, std::size_t at, std::size_t count) {
+  if (s.size() < at + count)
+    return std::nullopt;
+  int64_t value = 0;
+  for (char c : s.substr(at, count)) {
+    if (c < '0' || c > '9')
+      return std::nullopt;
+    value = value * 10 + (c - '0');
+  }
+  return value;
+}
+
+// RFC 3339's date-time (section 5.6), read field by field: "YYYY-MM-DDTHH:MM:SS", a
+// fraction of one to six digits (belay keeps microseconds), then Z or ±HH:MM; no leap
+// second (sys_time has none).
+std::optional<micros> expected_instant(std::string_view s) {
+  if (s.size() < 20 || s[4] != '-' || s[7] != '-' || (s[10] != 'T' && s[10] != 't') ||
+      s[13] != ':' || s[16] != ':')
+    return std::nullopt;
+  const auto year = digits(s, 0, 4), month = digits(s, 5, 2), day = digits(s, 8, 2),
+             hour = digits(s, 11, 2), minute = digits(s, 14, 2),
+             second = digits(s, 17, 2);
+  if (!year || !month || !day || !hour || !minute || !second)
+    return std::nullopt;
+  if (*month < 1 || *month > 12 || *day < 1 ||
+      *day > days_in_month(*year, static_cast<unsigned>(*month)) || *hour > 23 ||
+      *minute > 59 || *second > 59)
+    return std::nullopt;
+  std::size_t i = 19;
+  int64_t fraction = 0;
+  if (s[i] == '.') {
+    const std::size_t first = ++i;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9')
+      ++i;
+    if (i == first || i - first > 6)
+      return std::nullopt;
+    fraction = *digits(s, first, i - first);
+    for (std::size_t n = i - first; n < 6; ++n)
+      fraction *= 10;
+  }
+  const std::string_view zone = s.substr(i);
+  int64_t offset_minutes = 0;
+  if (zone.size() == 6 && (zone[0] == '+' || zone[0] == '-') && zone[3] == ':') {
+    const auto hours = digits(zone, 1, 2), minutes = digits(zone, 4, 2);
+    if (!hours || !minutes || *hours > 23 || *minutes > 59)
+      return std::nullopt;
+    offset_minutes = (zone[0] == '-' ? -1 : 1) * (*hours * 60 + *minutes);
+  } else if (zone != "Z" && zone != "z") {
+    return std::nullopt;
+  }
+  const int64_t seconds = days_since_epoch(*year, static_cast<unsigned>(*month),
+                                           static_cast<unsigned>(*day)) *
+                              86'400 +
+                          (*hour * 60 + *minute - offset_minutes) * 60 + *second;
+  const micros instant = seconds * 1'000'000 + fraction;
+  // Only what rfc3339 writes back as RFC 3339: years 0 to 9999 in UTC.
+  if (instant < days_since_epoch(0, 1, 1) * 86'400'000'000 ||
+      instant >= days_since_epoch(10000, 1, 1) * 86'400'000'000)
+    return std::nullopt;
+  return instant;
+}
+
+void check_parse(std::string_view text) {
+  FUZZ_CHECK(protocol::parse_rfc3339(text) == expected_instant(text));
+}
+
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -64,5 +134,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const int64_t millis = days_since_epoch(year, month, day) * 86'400'000 +
                          ((hour * 60 + minute) * 60 + second) * int64_t{1000} + milli;
   FUZZ_CHECK(millis == floor_div(t, 1000));
+  if (year >= 0 && year <= 9999)
+    FUZZ_CHECK(protocol::parse_rfc3339(text) == millis * 1000);
+
+  check_parse(bytes(data, size));
   return 0;
 }

@@ -4,11 +4,11 @@
 #include "http/keys.hpp"
 #include "http/server.hpp"
 #include "support/http_sink.hpp"
+#include "support/json.hpp"
 #include "support/test_node.hpp"
 
 #include <catch2/catch.hpp>
 #include <httplib.h>
-#include <rapidjson/document.h>
 #include <thread>
 
 using namespace belay;
@@ -85,8 +85,7 @@ TEST_CASE("an answer link works for 7 days of simulated time after the page, the
                        }};
   node.trigger(org, "disk-full");
   REQUIRE(sink.count() == 1);
-  rapidjson::Document body;
-  body.Parse(sink.requests().front().body.c_str());
+  auto body = test::json(sink.requests().front().body);
   REQUIRE(body.HasMember("ackUrl"));
   const std::string link = body["ackUrl"].GetString();
   const std::string base = "http://belay.example/a/";

@@ -2,22 +2,23 @@
 // servers (SMTP, a Twilio-like API, a Slack webhook, a webhook), and the answers come
 // back over HTTP as a person, Twilio or Slack would send them. Inbound signatures are
 // computed by Python's hmac and hashlib (tests/http/inbound_sign.py), not by belay.
+#include "support/form.hpp"
 #include "support/http_sink.hpp"
+#include "support/json.hpp"
 #include "support/served_belay.hpp"
+#include "support/shell.hpp"
 #include "support/smtp_sink.hpp"
+#include "support/text.hpp"
 
-#include <array>
 #include <catch2/catch.hpp>
 #include <chrono>
-#include <cstdio>
-#include <fstream>
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
 #include <thread>
-#include <unistd.h>
 
 using namespace belay;
 using namespace std::chrono_literals;
+using test::contains;
+using test::form_body;
+using test::percent_encode;
 
 namespace {
 
@@ -67,16 +68,6 @@ std::string answer_org(const sinks& s) {
     ]}]})";
 }
 
-int64_t trigger(test::served_belay& belay, const std::string& key,
-                const std::string& policy) {
-  auto r = belay.post("/api/v1/incidents",
-                      R"({"dedupKey":")" + key + R"(","title":"Disk full on )" + key +
-                          R"(","policy":")" + policy + R"("})",
-                      "alpha-key");
-  REQUIRE(r.status == 201);
-  return r.json["incident"]["id"].GetInt64();
-}
-
 test::reply incident(test::served_belay& belay, int64_t id) {
   auto r = belay.get("/api/v1/incidents/" + std::to_string(id), "alpha-key");
   REQUIRE(r.status == 200);
@@ -88,7 +79,8 @@ std::string field(const test::reply& r, const char* name) {
   return v.IsString() ? v.GetString() : "";
 }
 
-std::string status_of(test::served_belay& belay, int64_t id) {
+// The status the API shows for incident `id` now.
+std::string shown_status(test::served_belay& belay, int64_t id) {
   return field(incident(belay, id), "status");
 }
 
@@ -96,50 +88,17 @@ std::string base_url(const test::served_belay& belay) {
   return "http://127.0.0.1:" + std::to_string(belay.process().port());
 }
 
-std::string percent_encode(const std::string& text) {
-  static constexpr char digits[] = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : text) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += digits[c >> 4];
-      out += digits[c & 0x0f];
-    }
-  }
-  return out;
-}
-
-std::string form(const std::vector<std::pair<std::string, std::string>>& fields) {
-  std::string out;
-  for (auto& [name, value] : fields)
-    out += (out.empty() ? "" : "&") + percent_encode(name) + "=" + percent_encode(value);
-  return out;
-}
-
 // tests/http/inbound_sign.py: `kind` twilio (key: auth token, extra: URL) or slack
 // (key: signing secret, extra: timestamp), over `body`.
 std::string python_signature(const std::string& kind, const std::string& key,
                              const std::string& extra, const std::string& body) {
-  char path[] = "/tmp/belay-sign-XXXXXX";
-  int fd = mkstemp(path);
-  REQUIRE(fd >= 0);
-  REQUIRE(write(fd, body.data(), body.size()) == static_cast<ssize_t>(body.size()));
-  close(fd);
-  std::string command = "python3 '" BELAY_SOURCE_DIR "/tests/http/inbound_sign.py' '" +
-                        kind + "' '" + key + "' '" + extra + "' < " + path;
-  FILE* pipe = popen(command.c_str(), "r");
-  REQUIRE(pipe);
-  std::string out;
-  std::array<char, 256> buffer;
-  while (size_t n = fread(buffer.data(), 1, buffer.size(), pipe))
-    out.append(buffer.data(), n);
-  const int status = pclose(pipe);
-  std::remove(path);
-  REQUIRE(status == 0);
-  REQUIRE(!out.empty());
-  return out;
+  test::temp_file input{body};
+  auto signed_by =
+      test::run_command("python3 '" BELAY_SOURCE_DIR "/tests/http/inbound_sign.py' '" +
+                        kind + "' '" + key + "' '" + extra + "' < " + input.path());
+  REQUIRE(signed_by.exit_code == 0);
+  REQUIRE(!signed_by.output.empty());
+  return signed_by.output;
 }
 
 test::reply post_form(test::served_belay& belay, const std::string& path,
@@ -147,10 +106,6 @@ test::reply post_form(test::served_belay& belay, const std::string& path,
   auto http = belay.client();
   return test::to_reply(
       http.Post(path.c_str(), headers, body, "application/x-www-form-urlencoded"));
-}
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
 }
 
 // The requests the HTTP sink received on `path`.
@@ -181,8 +136,7 @@ void wait_sent(test::served_belay& belay, int64_t id) {
 std::string webhook_ack_url(const test::http_sink& sink) {
   auto hooks = received(sink, "/hook");
   REQUIRE(!hooks.empty());
-  rapidjson::Document body;
-  body.Parse(hooks.back().body.c_str());
+  auto body = test::json(hooks.back().body);
   REQUIRE(body.IsObject());
   REQUIRE(body.HasMember("ackUrl"));
   return body["ackUrl"].GetString();
@@ -193,11 +147,11 @@ std::string twilio_sms_path = "/api/v1/integrations/twilio/sms";
 // A Twilio SMS webhook from `from` to belay's number, signed with `token`.
 test::reply sms_reply(test::served_belay& belay, const std::string& from,
                       const std::string& text, const std::string& token) {
-  auto body = form({{"AccountSid", "AC0123"},
-                    {"From", from},
-                    {"To", twilio_number},
-                    {"Body", text},
-                    {"MessageSid", "SM0001"}});
+  auto body = form_body({{"AccountSid", "AC0123"},
+                         {"From", from},
+                         {"To", twilio_number},
+                         {"Body", text},
+                         {"MessageSid", "SM0001"}});
   auto signature =
       python_signature("twilio", token, base_url(belay) + twilio_sms_path, body);
   return post_form(belay, twilio_sms_path, body, {{"X-Twilio-Signature", signature}});
@@ -209,7 +163,7 @@ TEST_CASE("an emailed link, opened and posted, acknowledges as the paged user an
           "next step never pages") {
   sinks s;
   test::served_belay belay{answer_org(s)};
-  const auto id = trigger(belay, "mail-1", "mail");
+  const auto id = belay.open("mail-1", "mail");
   REQUIRE(s.mail.wait_for(1, 10s));
   wait_sent(belay, id);
   const auto mail = s.mail.messages().front();
@@ -234,7 +188,7 @@ TEST_CASE("an emailed link, opened and posted, acknowledges as the paged user an
   auto again = belay.get(path, "");
   CHECK(again.status == 200);
   CHECK(belay.row_counts() == before);
-  CHECK(status_of(belay, id) == "OPEN");
+  CHECK(shown_status(belay, id) == "OPEN");
 
   // Posting its form acknowledges, as alice, via the link.
   auto answered = post_form(belay, path, "action=ack");
@@ -260,7 +214,7 @@ TEST_CASE("SMS replies: a signed 1 acknowledges, a bad signature or a stranger c
           "nothing, resolve <id> resolves that incident") {
   sinks s;
   test::served_belay belay{answer_org(s)};
-  const auto first = trigger(belay, "sms-1", "sms");
+  const auto first = belay.open("sms-1", "sms");
   REQUIRE(wait_received(s.http, "/twilio/2010-04-01/Accounts/AC0123/Messages.json", 1));
   wait_sent(belay, first);
   {
@@ -275,14 +229,14 @@ TEST_CASE("SMS replies: a signed 1 acknowledges, a bad signature or a stranger c
   CHECK(forged.status == 403);
   auto unsigned_reply =
       post_form(belay, twilio_sms_path,
-                form({{"From", bob_phone}, {"To", twilio_number}, {"Body", "1"}}));
+                form_body({{"From", bob_phone}, {"To", twilio_number}, {"Body", "1"}}));
   CHECK(unsigned_reply.status == 403);
   auto stranger = sms_reply(belay, "+15559990000", "1", twilio_token);
   CHECK(stranger.status == 200);
   CHECK(contains(stranger.body, "<Response><Message>No open incident paged this "
                                 "number.</Message></Response>"));
   CHECK(belay.row_counts() == before);
-  CHECK(status_of(belay, first) == "OPEN");
+  CHECK(shown_status(belay, first) == "OPEN");
 
   auto ack = sms_reply(belay, bob_phone, "1", twilio_token);
   CHECK(ack.status == 200);
@@ -294,13 +248,13 @@ TEST_CASE("SMS replies: a signed 1 acknowledges, a bad signature or a stranger c
   CHECK(field(acked, "ackedVia") == "sms");
 
   // A second incident pages bob; "resolve <first>" resolves the first, not the latest.
-  const auto second = trigger(belay, "sms-2", "sms");
+  const auto second = belay.open("sms-2", "sms");
   REQUIRE(wait_received(s.http, "/twilio/2010-04-01/Accounts/AC0123/Messages.json", 2));
   wait_sent(belay, second);
   auto not_paged =
       sms_reply(belay, "+15559990000", "resolve " + std::to_string(second), twilio_token);
   CHECK(contains(not_paged.body, "did not page this number"));
-  CHECK(status_of(belay, second) == "OPEN");
+  CHECK(shown_status(belay, second) == "OPEN");
   auto resolve =
       sms_reply(belay, bob_phone, "resolve " + std::to_string(first), twilio_token);
   CHECK(resolve.status == 200);
@@ -309,18 +263,17 @@ TEST_CASE("SMS replies: a signed 1 acknowledges, a bad signature or a stranger c
   CHECK(field(resolved, "status") == "RESOLVED");
   CHECK(field(resolved, "resolvedBy") == "bob");
   CHECK(field(resolved, "resolvedVia") == "sms");
-  CHECK(status_of(belay, second) == "OPEN");
+  CHECK(shown_status(belay, second) == "OPEN");
 }
 
 TEST_CASE("a Slack button click with a valid signature acknowledges, a stale or forged "
           "one is refused") {
   sinks s;
   test::served_belay belay{answer_org(s)};
-  const auto id = trigger(belay, "slack-1", "slack");
+  const auto id = belay.open("slack-1", "slack");
   REQUIRE(wait_received(s.http, "/slack", 1));
   wait_sent(belay, id);
-  rapidjson::Document message;
-  message.Parse(received(s.http, "/slack").front().body.c_str());
+  auto message = test::json(received(s.http, "/slack").front().body);
   REQUIRE(message.IsObject());
   std::string token;
   for (auto& block : message["blocks"].GetArray())
@@ -350,7 +303,7 @@ TEST_CASE("a Slack button click with a valid signature acknowledges, a stale or 
   CHECK(click(slack_secret, now - 6 * 60).status == 403); // older than 5 minutes
   CHECK(click("another-secret", now).status == 403);
   CHECK(belay.row_counts() == before);
-  CHECK(status_of(belay, id) == "OPEN");
+  CHECK(shown_status(belay, id) == "OPEN");
 
   auto ok = click(slack_secret, now);
   CHECK(ok.status == 200);
@@ -363,7 +316,7 @@ TEST_CASE("a Slack button click with a valid signature acknowledges, a stale or 
 TEST_CASE("a tampered answer token gets the same plain 404 and changes nothing") {
   sinks s;
   test::served_belay belay{answer_org(s)};
-  const auto id = trigger(belay, "hook-1", "hook");
+  const auto id = belay.open("hook-1", "hook");
   REQUIRE(wait_received(s.http, "/hook", 1));
   wait_sent(belay, id);
   const auto link = webhook_ack_url(s.http);
@@ -386,7 +339,7 @@ TEST_CASE("a tampered answer token gets the same plain 404 and changes nothing")
     CHECK(posted.body == not_found);
   }
   CHECK(belay.row_counts() == before);
-  CHECK(status_of(belay, id) == "OPEN");
+  CHECK(shown_status(belay, id) == "OPEN");
 }
 
 // Every node shares the signing secret through the database, and an answer through any
@@ -395,18 +348,11 @@ TEST_CASE("an answer link posted to another node acknowledges at the holding nod
           "once, and resolves there") {
   sinks s;
   test::served_belay belay{answer_org(s), 2};
-  const auto id = trigger(belay, "hook-2", "hook"); // node 0 holds it
+  const auto id = belay.open("hook-2", "hook"); // node 0 holds it
   REQUIRE(wait_received(s.http, "/hook", 1));
   wait_sent(belay, id);
   const auto path = webhook_ack_url(s.http).substr(base_url(belay).size());
-  auto held_status = [&] {
-    auto view = belay.get("/api/v1/inspector", "alpha-key", 0);
-    auto& incidents = view.json["incidents"];
-    return incidents.IsArray() && incidents.Size() == 1
-               ? std::string{incidents[0]["incident"]["status"].GetString()}
-               : std::string{"none held"};
-  };
-  REQUIRE(held_status() == "OPEN");
+  REQUIRE(belay.held_status() == "OPEN");
 
   auto on_other = [&](const std::string& action) {
     auto http = belay.client(1);
@@ -416,11 +362,11 @@ TEST_CASE("an answer link posted to another node acknowledges at the holding nod
   auto acked = on_other("ack");
   CHECK(acked.status == 200);
   CHECK(contains(acked.body, "Acknowledged by #ops"));
-  CHECK(test::eventually([&] { return held_status() == "ACKNOWLEDGED"; }, 5s));
+  CHECK(test::eventually([&] { return belay.held_status() == "ACKNOWLEDGED"; }, 5s));
   auto resolved = on_other("resolve");
   CHECK(resolved.status == 200);
   CHECK(contains(resolved.body, "Resolved by #ops"));
-  CHECK(test::eventually([&] { return held_status() == "none held"; }, 5s));
+  CHECK(test::eventually([&] { return belay.held_status() == "none held"; }, 5s));
   CHECK(field(incident(belay, id), "resolvedVia") == "link");
 }
 
@@ -428,25 +374,14 @@ TEST_CASE("a key pressed during the call, signed, acknowledges, and a forged one
           "nothing") {
   sinks s;
   test::served_belay belay{answer_org(s)};
-  const auto id = trigger(belay, "voice-1", "voice");
+  const auto id = belay.open("voice-1", "voice");
   const std::string calls = "/twilio/2010-04-01/Accounts/AC0123/Calls.json";
   REQUIRE(wait_received(s.http, calls, 1));
   wait_sent(belay, id);
-  // The Twiml field, percent-decoded: its <Gather action="…"> is the callback.
-  std::string twiml;
-  {
-    auto body = received(s.http, calls).front().body;
-    auto at = body.find("Twiml=");
-    REQUIRE(at != std::string::npos);
-    auto encoded = body.substr(at + 6, body.find('&', at) - at - 6);
-    for (size_t i = 0; i < encoded.size(); ++i)
-      if (encoded[i] == '%' && i + 2 < encoded.size()) {
-        twiml += static_cast<char>(std::stoi(encoded.substr(i + 1, 2), nullptr, 16));
-        i += 2;
-      } else {
-        twiml += encoded[i] == '+' ? ' ' : encoded[i];
-      }
-  }
+  // The Twiml field: its <Gather action="…"> is the callback.
+  auto call = test::form_fields(received(s.http, calls).front().body);
+  REQUIRE(call.count("Twiml") == 1);
+  const auto twiml = call["Twiml"];
   INFO("twiml: " << twiml);
   const std::string action = "action=\"";
   auto start = twiml.find(action);
@@ -455,11 +390,11 @@ TEST_CASE("a key pressed during the call, signed, acknowledges, and a forged one
   const auto url = twiml.substr(start, twiml.find('"', start) - start);
   REQUIRE(url.rfind(base_url(belay) + "/api/v1/integrations/twilio/voice?t=", 0) == 0);
   const auto path = url.substr(base_url(belay).size());
-  const auto body = form({{"AccountSid", "AC0123"},
-                          {"CallSid", "CA0001"},
-                          {"Digits", "1"},
-                          {"From", twilio_number},
-                          {"To", "+15550003333"}});
+  const auto body = form_body({{"AccountSid", "AC0123"},
+                               {"CallSid", "CA0001"},
+                               {"Digits", "1"},
+                               {"From", twilio_number},
+                               {"To", "+15550003333"}});
   auto press = [&](const std::string& token) {
     return post_form(
         belay, path, body,
@@ -468,7 +403,7 @@ TEST_CASE("a key pressed during the call, signed, acknowledges, and a forged one
   const auto before = belay.row_counts();
   CHECK(press("not-the-auth-token").status == 403);
   CHECK(belay.row_counts() == before);
-  CHECK(status_of(belay, id) == "OPEN");
+  CHECK(shown_status(belay, id) == "OPEN");
 
   auto pressed = press(twilio_token);
   CHECK(pressed.status == 200);
@@ -486,7 +421,7 @@ TEST_CASE("a contact with statusUpdates hears once of the acknowledge and once o
   sinks s;
   test::served_belay belay{answer_org(s), 1, {"--poll-seconds", "0.2"}};
   const std::string messages = "/twilio/2010-04-01/Accounts/AC0123/Messages.json";
-  const auto id = trigger(belay, "updates-1", "updates");
+  const auto id = belay.open("updates-1", "updates");
   REQUIRE(wait_received(s.http, messages, 2));
   wait_sent(belay, id);
   auto texts_to = [&](const std::string& number) {

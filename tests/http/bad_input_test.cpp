@@ -6,6 +6,9 @@
 #include <catch2/catch.hpp>
 
 using namespace belay;
+using test::alertmanager_body;
+using test::pd_trigger;
+using test::trigger_body;
 
 namespace {
 
@@ -24,23 +27,8 @@ const std::string native = "/api/v1/incidents";
 const std::string pagerduty = "/v2/enqueue";
 const std::string alertmanager = "/api/v1/integrations/alertmanager";
 
-std::string trigger_body(const std::string& fields) {
-  return R"({"dedupKey":"bad-input","title":"t","policy":"default")" + fields + "}";
-}
-
-std::string pd_body(const std::string& fields) {
-  return R"({"routing_key":"alpha-routing","event_action":"trigger","dedup_key":"bad-pd",)"
-         R"("payload":{"summary":"s","source":"db1","severity":"error"})" +
-         fields + "}";
-}
-
 const std::string good_alert =
     R"({"status":"firing","labels":{"alertname":"Good"},"fingerprint":"good-alert"})";
-
-std::string am_body(const std::string& alerts) {
-  return R"({"version":"4","status":"firing","receiver":"belay","alerts":[)" + alerts +
-         "]}";
-}
 
 std::string over_limit() {
   return std::string(512 * 1024 + 1, ' ') + "{}";
@@ -88,8 +76,8 @@ incidents prepare(test::served_belay& belay) {
   auto b = belay.trigger("still-open");
   REQUIRE(a.status == 201);
   REQUIRE(b.status == 201);
-  auto resolved = a.json["incident"]["id"].GetInt64();
-  auto open = b.json["incident"]["id"].GetInt64();
+  auto resolved = test::id_of(a);
+  auto open = test::id_of(b);
   belay.wait_settled(resolved);
   belay.wait_settled(open);
   REQUIRE(
@@ -117,8 +105,9 @@ TEST_CASE("bad native API requests answer a precise error and write nothing") {
           {"title a boolean", "POST", native,
            R"({"dedupKey":"x","title":true,"policy":"default"})", k, 400, "wrong_type",
            "title"},
-          {"details a string", "POST", native, trigger_body(R"(,"details":"text")"), k,
-           400, "wrong_type", "details"},
+          {"details a string", "POST", native,
+           trigger_body("bad-input", "default", R"(,"details":"text")"), k, 400,
+           "wrong_type", "details"},
           {"missing dedupKey", "POST", native, R"({"title":"t","policy":"default"})", k,
            400, "missing_field", "dedupKey"},
           {"missing title", "POST", native, R"({"dedupKey":"x","policy":"default"})", k,
@@ -128,8 +117,9 @@ TEST_CASE("bad native API requests answer a precise error and write nothing") {
           {"blank dedupKey", "POST", native,
            R"({"dedupKey":"  ","title":"t","policy":"default"})", k, 400, "invalid_value",
            "dedupKey"},
-          {"unknown severity", "POST", native, trigger_body(R"(,"severity":"urgent")"), k,
-           400, "invalid_value", "severity"},
+          {"unknown severity", "POST", native,
+           trigger_body("bad-input", "default", R"(,"severity":"urgent")"), k, 400,
+           "invalid_value", "severity"},
           {"unknown policy", "POST", native,
            R"({"dedupKey":"x","title":"t","policy":"nope"})", k, 400, "unknown_policy",
            "policy"},
@@ -142,22 +132,24 @@ TEST_CASE("bad native API requests answer a precise error and write nothing") {
                R"(","policy":"default"})",
            k, 400, "too_long", "title"},
           {"NUL in details", "POST", native,
-           trigger_body(R"(,"details":{"host":"a\u0000b"})"), k, 400, "invalid_value",
-           "details.host"},
+           trigger_body("bad-input", "default", R"(,"details":{"host":"a\u0000b"})"), k,
+           400, "invalid_value", "details.host"},
           {"NUL in an unknown field", "POST", native,
-           trigger_body(R"(,"note":"a\u0000b")"), k, 400, "invalid_value", "note"},
+           trigger_body("bad-input", "default", R"(,"note":"a\u0000b")"), k, 400,
+           "invalid_value", "note"},
           {"unpaired surrogate in title", "POST", native,
            R"({"dedupKey":"x","title":"a\udc00b","policy":"default"})", k, 400,
            "invalid_value", "title"},
           {"unpaired surrogate in an unknown field", "POST", native,
-           trigger_body(R"(,"tags":["ok","\udfff"])"), k, 400, "invalid_value",
-           "tags[1]"},
+           trigger_body("bad-input", "default", R"(,"tags":["ok","\udfff"])"), k, 400,
+           "invalid_value", "tags[1]"},
           {"body over 512 KiB", "POST", native, over_limit(), k, 413, "body_too_large",
            ""},
-          {"missing key", "POST", native, trigger_body(""), "", 401, "missing_key", ""},
-          {"unknown key", "POST", native, trigger_body(""), "nobody-key", 401,
+          {"missing key", "POST", native, trigger_body("bad-input"), "", 401,
+           "missing_key", ""},
+          {"unknown key", "POST", native, trigger_body("bad-input"), "nobody-key", 401,
            "unknown_key", ""},
-          {"integration key as API key", "POST", native, trigger_body(""),
+          {"integration key as API key", "POST", native, trigger_body("bad-input"),
            "alpha-routing", 401, "unknown_key", ""},
           {"list without key", "GET", native, "", "", 401, "missing_key", ""},
           {"detail with unknown key", "GET", ids.open, "", "nobody-key", 401,
@@ -242,8 +234,8 @@ TEST_CASE("bad PagerDuty events answer in PagerDuty's shape and write nothing") 
            R"({"routing_key":"alpha-key","event_action":"resolve","dedup_key":"x"})", "",
            400, "Invalid routing key", ""},
           {"NUL in an unknown field", "POST", pagerduty,
-           pd_body(R"(,"client":"a\u0000b")"), "", 400, "'client' must not contain NUL",
-           ""},
+           pd_trigger("alpha-routing", "bad-pd", R"(,"client":"a\u0000b")"), "", 400,
+           "'client' must not contain NUL", ""},
           {"unpaired surrogate in the summary", "POST", pagerduty,
            R"({"routing_key":"alpha-routing","event_action":"trigger",)"
            R"("payload":{"summary":"\udc00","source":"db1","severity":"error"}})",
@@ -260,14 +252,14 @@ TEST_CASE("bad Alertmanager webhooks answer a precise error and write nothing") 
   check_refused(
       belay,
       {
-          {"missing key", "POST", alertmanager, am_body(good_alert), "", 401,
+          {"missing key", "POST", alertmanager, alertmanager_body(good_alert), "", 401,
            "missing_key", ""},
-          {"unknown key", "POST", alertmanager, am_body(good_alert), "nobody", 401,
-           "unknown_key", ""},
-          {"events key", "POST", alertmanager, am_body(good_alert), "alpha-routing", 401,
-           "unknown_key", ""},
-          {"org API key", "POST", alertmanager, am_body(good_alert), "alpha-key", 401,
-           "unknown_key", ""},
+          {"unknown key", "POST", alertmanager, alertmanager_body(good_alert), "nobody",
+           401, "unknown_key", ""},
+          {"events key", "POST", alertmanager, alertmanager_body(good_alert),
+           "alpha-routing", 401, "unknown_key", ""},
+          {"org API key", "POST", alertmanager, alertmanager_body(good_alert),
+           "alpha-key", 401, "unknown_key", ""},
           {"malformed JSON", "POST", alertmanager, R"({"alerts":[)", k, 400,
            "invalid_json", ""},
           {"missing alerts", "POST", alertmanager, R"({"version":"4","status":"firing"})",
@@ -275,23 +267,27 @@ TEST_CASE("bad Alertmanager webhooks answer a precise error and write nothing") 
           {"alerts an object", "POST", alertmanager, R"({"alerts":{}})", k, 400,
            "wrong_type", "alerts"},
           {"unknown alert status", "POST", alertmanager,
-           am_body(R"({"status":"pending","labels":{"alertname":"A"}})"), k, 400,
-           "invalid_value", "alerts[0].status"},
-          {"missing labels", "POST", alertmanager, am_body(R"({"status":"firing"})"), k,
-           400, "missing_field", "alerts[0].labels"},
+           alertmanager_body(R"({"status":"pending","labels":{"alertname":"A"}})"), k,
+           400, "invalid_value", "alerts[0].status"},
+          {"missing labels", "POST", alertmanager,
+           alertmanager_body(R"({"status":"firing"})"), k, 400, "missing_field",
+           "alerts[0].labels"},
           {"label value a number", "POST", alertmanager,
-           am_body(R"({"status":"firing","labels":{"alertname":"A","severity":3}})"), k,
-           400, "wrong_type", "alerts[0].labels.severity"},
+           alertmanager_body(
+               R"({"status":"firing","labels":{"alertname":"A","severity":3}})"),
+           k, 400, "wrong_type", "alerts[0].labels.severity"},
           {"a good alert before a bad one", "POST", alertmanager,
-           am_body(good_alert + R"(,{"status":"pending","labels":{"alertname":"B"}})"), k,
-           400, "invalid_value", "alerts[1].status"},
+           alertmanager_body(good_alert +
+                             R"(,{"status":"pending","labels":{"alertname":"B"}})"),
+           k, 400, "invalid_value", "alerts[1].status"},
           {"a good alert before an unpaired surrogate", "POST", alertmanager,
-           am_body(good_alert +
-                   R"(,{"status":"firing","labels":{"alertname":"\udc00"}})"),
+           alertmanager_body(good_alert +
+                             R"(,{"status":"firing","labels":{"alertname":"\udc00"}})"),
            k, 400, "invalid_value", "alerts[1].labels.alertname"},
           {"a good alert before NUL in an unknown field", "POST", alertmanager,
-           am_body(good_alert +
-                   R"(,{"status":"firing","labels":{"alertname":"B"},"note":"\u0000"})"),
+           alertmanager_body(
+               good_alert +
+               R"(,{"status":"firing","labels":{"alertname":"B"},"note":"\u0000"})"),
            k, 400, "invalid_value", "alerts[1].note"},
           {"body over 512 KiB", "POST", alertmanager, over_limit(), k, 413,
            "body_too_large", ""},

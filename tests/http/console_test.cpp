@@ -2,16 +2,14 @@
 // through playwright-core against a belay with a private database. The spec prints each
 // step; on failure its output says which step and what the page showed.
 #include "support/belay_process.hpp"
+#include "support/served_belay.hpp"
+#include "support/shell.hpp"
 #include "support/test_database.hpp"
 
-#include <array>
 #include <catch2/catch.hpp>
 #include <cstdio>
-#include <fstream>
 #include <string>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 using namespace belay;
 
@@ -51,19 +49,6 @@ bool exists(const std::string& path) {
   return stat(path.c_str(), &st) == 0;
 }
 
-// Runs `command` through the shell; returns its exit code and everything it printed.
-std::pair<int, std::string> run(const std::string& command) {
-  std::string output;
-  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
-  if (!pipe)
-    return {-1, "popen failed"};
-  std::array<char, 4096> buffer;
-  while (size_t n = fread(buffer.data(), 1, buffer.size(), pipe))
-    output.append(buffer.data(), n);
-  const int status = pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
-}
-
 std::string build_dir() {
   const std::string binary = BELAY_BINARY;
   return binary.substr(0, binary.rfind('/'));
@@ -85,30 +70,26 @@ TEST_CASE(
   if (!exists(spec_dir + "/node_modules/playwright-core"))
     FAIL("playwright-core is not installed in tests/console: run scripts/test, or npm ci "
          "in tests/console");
-  REQUIRE(run("command -v node").first == 0);
+  REQUIRE(test::run_command("command -v node 2>&1").exit_code == 0);
 
   test::test_database db;
-  char provision_path[] = "/tmp/belay-console-provision-XXXXXX.json";
-  const int fd = mkstemps(provision_path, 5);
-  REQUIRE(fd >= 0);
-  close(fd);
   const int hook_port = test::free_port();
-  std::ofstream{provision_path} << provisioning(hook_port);
+  test::temp_file provision_file{provisioning(hook_port)};
 
-  auto belay = test::belay_process::serve(db.url(), {"--provision", provision_path});
+  auto belay =
+      test::belay_process::serve(db.url(), {"--provision", provision_file.path()});
   const std::string base_url = "http://127.0.0.1:" + std::to_string(belay.port());
   const std::string screenshot = build_dir() + "/console.png";
   std::remove(screenshot.c_str());
 
   // The spec bounds each step (~15 s) and its whole run (120 s); timeout(1) is the last
   // guard against a hang, killing node and so the browser.
-  auto [code, output] = run(
+  auto [code, output] = test::run_command(
       "cd '" + spec_dir + "' && timeout -k 10 180 node console.spec.mjs '" + base_url +
-      "' '" + api_key + "' '" + screenshot + "' " + std::to_string(hook_port));
+      "' '" + api_key + "' '" + screenshot + "' " + std::to_string(hook_port) + " 2>&1");
   INFO("console.spec.mjs output:\n" << output);
   INFO("belay log (tail):\n" << tail(belay.log(), 4000));
   CHECK(code == 0);
   CHECK(exists(screenshot));
   CHECK(belay.stop() == 0);
-  std::remove(provision_path);
 }

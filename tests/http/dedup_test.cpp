@@ -9,6 +9,7 @@
 #include <thread>
 
 using namespace belay;
+using test::id_of;
 
 namespace {
 
@@ -67,12 +68,8 @@ void check_one_incident(test::served_belay& belay, const std::string& key, int e
   CHECK(notes.int64(0, 1) == events - 1);
 }
 
-int64_t id_of(const test::reply& r) {
-  REQUIRE(r.json.IsObject());
-  return r.json["incident"]["id"].GetInt64();
-}
-
-std::string status_of(const test::reply& r) {
+// The status of the incident an answer shows.
+std::string status_in(const test::reply& r) {
   REQUIRE(r.json.IsObject());
   return r.json["incident"]["status"].GetString();
 }
@@ -114,14 +111,14 @@ TEST_CASE("a trigger after resolve opens a new incident and pages again") {
   auto resolved = belay.post("/api/v1/incidents/" + std::to_string(first_id) + "/resolve",
                              "", "alpha-key");
   REQUIRE(resolved.status == 200);
-  CHECK(status_of(resolved) == "RESOLVED");
+  CHECK(status_in(resolved) == "RESOLVED");
 
   auto again = belay.trigger("after-resolve");
   REQUIRE(again.status == 201);
   CHECK_FALSE(again.json["deduplicated"].GetBool());
   auto second_id = id_of(again);
   CHECK(second_id != first_id);
-  CHECK(status_of(again) == "OPEN");
+  CHECK(status_in(again) == "OPEN");
   CHECK(again.json["incident"]["eventCount"].GetInt64() == 1);
   belay.wait_settled(second_id); // the new incident pages: its first step fired
 
@@ -143,7 +140,7 @@ TEST_CASE("duplicates while acknowledged join the same incident") {
   auto acked = belay.post("/api/v1/incidents/" + std::to_string(id) + "/ack",
                           R"({"by":"alice"})", "alpha-key");
   REQUIRE(acked.status == 200);
-  CHECK(status_of(acked) == "ACKNOWLEDGED");
+  CHECK(status_in(acked) == "ACKNOWLEDGED");
   auto deliveries = belay.count("SELECT count(*) FROM delivery");
 
   for (int n = 2; n <= 4; ++n) {
@@ -151,7 +148,7 @@ TEST_CASE("duplicates while acknowledged join the same incident") {
     REQUIRE(dup.status == 200);
     CHECK(dup.json["deduplicated"].GetBool());
     CHECK(id_of(dup) == id);
-    CHECK(status_of(dup) == "ACKNOWLEDGED");
+    CHECK(status_in(dup) == "ACKNOWLEDGED");
     CHECK(dup.json["incident"]["eventCount"].GetInt64() == n);
     CHECK(dup.json["incident"]["ackedBy"] == "alice");
   }
@@ -184,10 +181,7 @@ TEST_CASE("concurrent resolves of one incident all succeed and resolve it once")
         r = belay.post("/api/v1/incidents/" + std::to_string(id) + "/resolve", "{}",
                        "alpha-key");
       else
-        r = belay.post("/v2/enqueue",
-                       R"({"routing_key":"alpha-routing","event_action":"resolve",)"
-                       R"("dedup_key":"resolve-race"})",
-                       "");
+        r = belay.enqueue("resolve", "resolve-race");
       std::lock_guard lock{mutex};
       answers.push_back(std::to_string(r.status) + " " + r.body);
     });

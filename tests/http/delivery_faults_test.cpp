@@ -28,24 +28,6 @@ std::string slow_and_fast(const test::http_sink& slow, const test::http_sink& fa
       {"name":"fast","steps":[{"delaySeconds":0,"targets":[{"channel":"fast","to":"#fast"}]}]}]}]})";
 }
 
-std::string trigger_body(const std::string& key, const std::string& policy) {
-  return R"({"dedupKey":")" + key + R"(","title":"t","policy":")" + policy + R"("})";
-}
-
-int64_t trigger(test::served_belay& b, const std::string& key,
-                const std::string& policy) {
-  auto r = b.post("/api/v1/incidents", trigger_body(key, policy), "alpha-key");
-  REQUIRE(r.status == 201);
-  return r.json["incident"]["id"].GetInt64();
-}
-
-// The value of one series in belay's /metrics, 0 when absent.
-double metric(test::served_belay& b, const std::string& series) {
-  auto text = b.get("/metrics", "").body;
-  auto at = text.find("\n" + series + " ");
-  return at == std::string::npos ? 0 : std::stod(text.substr(at + series.size() + 2));
-}
-
 } // namespace
 
 TEST_CASE("a hung webhook costs another channel nothing: its page leaves within 2 s") {
@@ -53,10 +35,10 @@ TEST_CASE("a hung webhook costs another channel nothing: its page leaves within 
   slow.set_delay(4s); // far longer than any healthy endpoint, shorter than its timeout
   test::served_belay b{slow_and_fast(slow, fast, 10)};
   for (int i = 0; i < 30; ++i)
-    trigger(b, "hung-" + std::to_string(i), "slow");
+    b.open("hung-" + std::to_string(i), "slow");
   REQUIRE(slow.wait_for(1, 5s)); // the slow channel is busy now
   auto asked = std::chrono::steady_clock::now();
-  trigger(b, "healthy", "fast");
+  b.open("healthy", "fast");
   REQUIRE(fast.wait_for(1, 10s));
   auto took = fast.requests()[0].at - asked;
   INFO("the healthy page left after "
@@ -75,7 +57,7 @@ TEST_CASE("pages queued behind a slow endpoint for longer than the claim lease a
       1,
       {"--senders", "2", "--claim-lease-seconds", "2", "--poll-seconds", "0.5"}};
   for (int i = 0; i < 10; ++i)
-    trigger(b, "queued-" + std::to_string(i), "slow");
+    b.open("queued-" + std::to_string(i), "slow");
   REQUIRE(test::eventually(
       [&] {
         return b.count("SELECT count(*) FROM delivery WHERE status = 'SENT'") == 10;
@@ -96,9 +78,9 @@ TEST_CASE("a page claimed before an acknowledge is re-checked and never sent aft
   test::http_sink slow, fast;
   slow.set_delay(1s);
   test::served_belay b{slow_and_fast(slow, fast, 5), 1, {"--senders", "1"}};
-  auto first = trigger(b, "claimed-1", "slow");
-  auto second = trigger(b, "claimed-2", "slow");
-  auto third = trigger(b, "claimed-3", "slow");
+  auto first = b.open("claimed-1", "slow");
+  auto second = b.open("claimed-2", "slow");
+  auto third = b.open("claimed-3", "slow");
   // All three claimed by the channel, the first on the wire, two waiting their turn.
   REQUIRE(test::eventually(
       [&] {
@@ -129,11 +111,11 @@ TEST_CASE("pages that waited for a sender are re-checked together, not one by on
   slow.set_delay(100ms);
   test::served_belay b{slow_and_fast(slow, fast, 5), 1, {"--senders", "2"}};
   for (int i = 0; i < 40; ++i)
-    trigger(b, "waiting-" + std::to_string(i), "slow");
+    b.open("waiting-" + std::to_string(i), "slow");
   REQUIRE(slow.wait_for(40, 30s));
   const std::string channel = "{channel=\"slow\"}";
-  auto statements = metric(b, "belay_delivery_rechecks_total" + channel);
-  auto rows = metric(b, "belay_deliveries_rechecked_total" + channel);
+  auto statements = b.metric("belay_delivery_rechecks_total" + channel);
+  auto rows = b.metric("belay_deliveries_rechecked_total" + channel);
   INFO(rows << " rows re-checked in " << statements << " statements");
   // Two senders take 2 s for forty pages: most of them wait more than 250 ms.
   CHECK(rows >= 20);

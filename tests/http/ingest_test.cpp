@@ -1,25 +1,18 @@
 // End to end, per wire format: the running binary over HTTP against PostgreSQL, held
 // to the exact contract of DESIGN.md section 5.
+#include "support/raw_connection.hpp"
 #include "support/served_belay.hpp"
 
-#include <arpa/inet.h>
 #include <catch2/catch.hpp>
-#include <netinet/in.h>
+#include <chrono>
 #include <set>
-#include <sys/socket.h>
-#include <unistd.h>
 
 using namespace belay;
+using test::id_of;
 
 namespace {
 
 const std::string native = "/api/v1/incidents";
-
-int64_t id_of(const test::reply& r) {
-  REQUIRE(r.json.IsObject());
-  REQUIRE(r.json.HasMember("incident"));
-  return r.json["incident"]["id"].GetInt64();
-}
 
 std::string at(int64_t id) {
   return native + "/" + std::to_string(id);
@@ -40,8 +33,8 @@ std::set<std::string> kinds_of(const test::reply& detail) {
 }
 
 // Every page of the listing at `query`, following "next" until it is null.
-std::vector<std::vector<int64_t>> pages(test::served_belay& belay,
-                                        const std::string& query) {
+std::vector<std::vector<int64_t>> listed_pages(test::served_belay& belay,
+                                               const std::string& query) {
   std::vector<std::vector<int64_t>> out;
   std::string after;
   for (int guard = 0; guard < 10; ++guard) {
@@ -66,15 +59,6 @@ std::string column(test::served_belay& belay, const std::string& key,
                                 key, status);
   REQUIRE(r.rows() >= 1);
   return r.str(0, 0);
-}
-
-test::reply enqueue(test::served_belay& belay, const std::string& action,
-                    const std::string& dedup_key_member,
-                    const std::string& payload = "") {
-  return belay.post("/v2/enqueue",
-                    R"({"routing_key":"alpha-routing","event_action":")" + action +
-                        R"(")" + dedup_key_member + payload + "}",
-                    "");
 }
 
 const std::string pd_payload =
@@ -154,9 +138,8 @@ TEST_CASE("native API: trigger, deduplicate, and show the incident with its time
   CHECK(id_of(duplicate) == id);
   CHECK(duplicate.json["incident"]["eventCount"] == 2);
 
-  auto severity_default = belay.post(
-      native, R"({"dedupKey":"native-default","title":"t","policy":"default"})",
-      "alpha-key");
+  auto severity_default =
+      belay.post(native, test::trigger_body("native-default"), "alpha-key");
   REQUIRE(severity_default.status == 201);
   CHECK(severity_default.json["incident"]["severity"] == "critical");
 
@@ -237,14 +220,16 @@ TEST_CASE(
         std::vector<int64_t>{ids[4], ids[3], ids[2], ids[1], ids[0]});
   CHECK(everything.json["next"].IsNull());
 
-  CHECK(pages(belay, "?limit=2") ==
+  CHECK(listed_pages(belay, "?limit=2") ==
         std::vector<std::vector<int64_t>>{{ids[4], ids[3]}, {ids[2], ids[1]}, {ids[0]}});
-  CHECK(pages(belay, "?status=OPEN&limit=2") ==
+  CHECK(listed_pages(belay, "?status=OPEN&limit=2") ==
         std::vector<std::vector<int64_t>>{{ids[4], ids[1]}, {ids[0]}});
-  CHECK(pages(belay, "?status=RESOLVED") == std::vector<std::vector<int64_t>>{{ids[2]}});
-  CHECK(pages(belay, "?status=ACKNOWLEDGED") ==
+  CHECK(listed_pages(belay, "?status=RESOLVED") ==
+        std::vector<std::vector<int64_t>>{{ids[2]}});
+  CHECK(listed_pages(belay, "?status=ACKNOWLEDGED") ==
         std::vector<std::vector<int64_t>>{{ids[3]}});
-  CHECK(pages(belay, "?status=EXHAUSTED") == std::vector<std::vector<int64_t>>{{}});
+  CHECK(listed_pages(belay, "?status=EXHAUSTED") ==
+        std::vector<std::vector<int64_t>>{{}});
 
   auto first = belay.get(native + "?limit=1", "alpha-key");
   REQUIRE(first.json["next"].IsString());
@@ -255,10 +240,8 @@ TEST_CASE(
 TEST_CASE(
     "PagerDuty events: trigger with and without dedup_key, acknowledge and resolve") {
   test::served_belay belay;
-  check_pd_accepted(enqueue(belay, "trigger", R"(,"dedup_key":"pd-disk")", pd_payload),
-                    "pd-disk");
-  check_pd_accepted(enqueue(belay, "trigger", R"(,"dedup_key":"pd-disk")", pd_payload),
-                    "pd-disk");
+  check_pd_accepted(belay.enqueue("trigger", "pd-disk", pd_payload), "pd-disk");
+  check_pd_accepted(belay.enqueue("trigger", "pd-disk", pd_payload), "pd-disk");
   CHECK(column(belay, "pd-disk", "title") == "Disk almost full on db1");
   CHECK(column(belay, "pd-disk", "severity") == "error");
   CHECK(column(belay, "pd-disk", "event_count") == "2");
@@ -267,7 +250,7 @@ TEST_CASE(
   // Without a dedup_key every trigger opens its own incident under a generated key.
   std::set<std::string> generated;
   for (int i = 0; i < 2; ++i) {
-    auto r = enqueue(belay, "trigger", "", pd_payload);
+    auto r = belay.enqueue("trigger", "", pd_payload);
     REQUIRE(r.status == 202);
     std::string key = r.json["dedup_key"].GetString();
     CHECK_FALSE(key.empty());
@@ -279,21 +262,18 @@ TEST_CASE(
 
   auto id = std::stoll(column(belay, "pd-disk", "id"));
   belay.wait_settled(id);
-  check_pd_accepted(enqueue(belay, "acknowledge", R"(,"dedup_key":"pd-disk")"),
-                    "pd-disk");
+  check_pd_accepted(belay.enqueue("acknowledge", "pd-disk"), "pd-disk");
   CHECK(column(belay, "pd-disk", "status") == "ACKNOWLEDGED");
   CHECK(column(belay, "pd-disk", "acked_by") == "pagerduty");
   CHECK(column(belay, "pd-disk", "acked_via") == "pagerduty");
-  check_pd_accepted(enqueue(belay, "resolve", R"(,"dedup_key":"pd-disk")"), "pd-disk");
+  check_pd_accepted(belay.enqueue("resolve", "pd-disk"), "pd-disk");
   CHECK(column(belay, "pd-disk", "status") == "RESOLVED");
   CHECK(column(belay, "pd-disk", "resolved_via") == "pagerduty");
   // PagerDuty accepts events about keys it does not know; so does belay.
-  check_pd_accepted(enqueue(belay, "resolve", R"(,"dedup_key":"pd-never-seen")"),
-                    "pd-never-seen");
+  check_pd_accepted(belay.enqueue("resolve", "pd-never-seen"), "pd-never-seen");
 
   // The key is free again: the next trigger opens a new incident (G2).
-  check_pd_accepted(enqueue(belay, "trigger", R"(,"dedup_key":"pd-disk")", pd_payload),
-                    "pd-disk");
+  check_pd_accepted(belay.enqueue("trigger", "pd-disk", pd_payload), "pd-disk");
   CHECK(belay.count("SELECT count(*) FROM incident WHERE dedup_key = 'pd-disk'") == 2);
   CHECK(column(belay, "pd-disk", "status", "OPEN") == "OPEN");
 
@@ -301,8 +281,9 @@ TEST_CASE(
   auto listed = belay.get(native + "?status=OPEN", "alpha-key");
   CHECK(listed.json["incidents"].Size() == 3);
 
-  auto invalid = enqueue(belay, "trigger", R"(,"dedup_key":"pd-bad")",
-                         R"(,"payload":{"summary":"s","source":"x","severity":"fatal"})");
+  auto invalid =
+      belay.enqueue("trigger", "pd-bad",
+                    R"(,"payload":{"summary":"s","source":"x","severity":"fatal"})");
   CHECK(invalid.status == 400);
   CHECK(invalid.json["status"] == "invalid event");
   CHECK(invalid.json["message"] == "Event object is invalid");
@@ -387,24 +368,9 @@ namespace {
 // Sends `request` as raw bytes and returns the status line, or "" after `timeout`.
 std::string raw_status_line(int port, const std::string& request,
                             std::chrono::milliseconds timeout) {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<uint16_t>(port));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  timeval tv{static_cast<time_t>(timeout.count() / 1000),
-             static_cast<suseconds_t>(timeout.count() % 1000 * 1000)};
-  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  std::string answer;
-  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
-      send(fd, request.data(), request.size(), 0) ==
-          static_cast<ssize_t>(request.size())) {
-    char buf[512];
-    auto n = recv(fd, buf, sizeof buf, 0);
-    if (n > 0)
-      answer.assign(buf, static_cast<size_t>(n));
-  }
-  close(fd);
+  test::raw_connection c{port};
+  c.send_text(request);
+  auto answer = c.receive(timeout);
   return answer.substr(0, answer.find("\r\n"));
 }
 

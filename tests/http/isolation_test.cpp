@@ -18,7 +18,7 @@ int64_t settled_incident(test::served_belay& belay, const std::string& key,
                          const std::string& api_key) {
   auto r = belay.trigger(key, api_key);
   REQUIRE(r.status == 201);
-  auto id = r.json["incident"]["id"].GetInt64();
+  auto id = test::id_of(r);
   belay.wait_settled(id);
   return id;
 }
@@ -69,8 +69,7 @@ TEST_CASE("the same dedup key in two orgs opens two incidents") {
   auto beta = belay.trigger("same-key", "beta-key");
   REQUIRE(alpha.status == 201);
   REQUIRE(beta.status == 201);
-  CHECK(alpha.json["incident"]["id"].GetInt64() !=
-        beta.json["incident"]["id"].GetInt64());
+  CHECK(test::id_of(alpha) != test::id_of(beta));
   CHECK(belay.count("SELECT count(*) FROM incident WHERE dedup_key = 'same-key'") == 2);
 }
 
@@ -81,11 +80,7 @@ TEST_CASE("integration keys acknowledge and resolve only within their own org") 
 
   for (auto action : {"acknowledge", "resolve"}) {
     INFO(action);
-    auto r =
-        belay.post("/v2/enqueue",
-                   std::string{R"({"routing_key":"alpha-routing","event_action":")"} +
-                       action + R"(","dedup_key":"pd-shared"})",
-                   "");
+    auto r = belay.enqueue(action, "pd-shared");
     CHECK(r.status == 202); // PagerDuty accepts an unknown key; nothing happens
   }
   auto am = belay.post("/api/v1/integrations/alertmanager",

@@ -2,17 +2,14 @@
 // holds for Content-Length, chunked and compressed bodies and for form-encoded ones;
 // keys are checked before bodies are read; slow clients lose their connection instead
 // of holding a thread; a saturated node says 503 with Retry-After.
+#include "support/raw_connection.hpp"
 #include "support/served_belay.hpp"
 
-#include <arpa/inet.h>
 #include <catch2/catch.hpp>
 #include <chrono>
-#include <netinet/in.h>
-#include <poll.h>
-#include <sys/socket.h>
+#include <cstdio>
 #include <thread>
 #include <tuple>
-#include <unistd.h>
 
 using namespace belay;
 using namespace std::chrono_literals;
@@ -21,96 +18,13 @@ namespace {
 
 constexpr size_t limit = 512 * 1024;
 
-// A raw connection, for what httplib::Client would not send (or not slowly).
-class raw_connection {
-public:
-  explicit raw_connection(int port) : fd_(socket(AF_INET, SOCK_STREAM, 0)) {
-    sockaddr_in to{};
-    to.sin_family = AF_INET;
-    to.sin_port = htons(static_cast<uint16_t>(port));
-    inet_pton(AF_INET, "127.0.0.1", &to.sin_addr);
-    REQUIRE(connect(fd_, reinterpret_cast<sockaddr*>(&to), sizeof to) == 0);
-  }
-  ~raw_connection() { close(fd_); }
-
-  // False once the peer closed or reset the connection.
-  bool send_text(const std::string& text) {
-    size_t sent = 0;
-    while (sent < text.size()) {
-      auto n = ::send(fd_, text.data() + sent, text.size() - sent, MSG_NOSIGNAL);
-      if (n <= 0)
-        return false;
-      sent += static_cast<size_t>(n);
-    }
-    return true;
-  }
-
-  // What arrives within `wait`, until the peer closes (closed() tells).
-  std::string receive(std::chrono::milliseconds wait) {
-    std::string out;
-    auto until = std::chrono::steady_clock::now() + wait;
-    while (std::chrono::steady_clock::now() < until) {
-      pollfd p{fd_, POLLIN, 0};
-      if (poll(&p, 1, 50) <= 0)
-        continue;
-      char buf[4096];
-      auto n = recv(fd_, buf, sizeof buf, 0);
-      if (n <= 0) {
-        closed_ = true;
-        break;
-      }
-      out.append(buf, static_cast<size_t>(n));
-      if (out.find("\r\n\r\n") != std::string::npos && !wait_for_close_)
-        break;
-    }
-    return out;
-  }
-
-  // One whole response (headers and Content-Length bytes), at most `wait`.
-  std::string receive_response(std::chrono::milliseconds wait) {
-    std::string out;
-    auto until = std::chrono::steady_clock::now() + wait;
-    while (std::chrono::steady_clock::now() < until) {
-      auto end = out.find("\r\n\r\n");
-      if (end != std::string::npos) {
-        auto at = out.find("Content-Length: ");
-        if (at != std::string::npos && at < end &&
-            out.size() >= end + 4 + std::stoul(out.substr(at + 16)))
-          break;
-      }
-      pollfd p{fd_, POLLIN, 0};
-      if (poll(&p, 1, 50) <= 0)
-        continue;
-      char buf[4096];
-      auto n = recv(fd_, buf, sizeof buf, 0);
-      if (n <= 0) {
-        closed_ = true;
-        break;
-      }
-      out.append(buf, static_cast<size_t>(n));
-    }
-    return out;
-  }
-
-  // Reads until the peer closes, at most `wait`.
-  std::string receive_until_closed(std::chrono::milliseconds wait) {
-    wait_for_close_ = true;
-    return receive(wait);
-  }
-
-  bool closed() const { return closed_; }
-
-private:
-  int fd_;
-  bool closed_ = false;
-  bool wait_for_close_ = false;
-};
-
+// A native trigger of `size` bytes, padded out in its details.
 std::string big_trigger(size_t size, const std::string& key = "big") {
-  std::string head =
-      R"({"dedupKey":")" + key + R"(","title":"t","policy":"default","details":{"pad":")";
-  std::string tail = R"("}})";
-  return head + std::string(size - head.size() - tail.size(), 'x') + tail;
+  auto padded = [&](size_t pad) {
+    return test::trigger_body(key, "default",
+                              R"(,"details":{"pad":")" + std::string(pad, 'x') + R"("})");
+  };
+  return padded(size - padded(0).size());
 }
 
 std::string chunked(const std::string& body) {
@@ -124,25 +38,19 @@ std::string chunked(const std::string& body) {
   return out + "0\r\n\r\n";
 }
 
-int status_of(const std::string& response) {
-  if (response.rfind("HTTP/1.1 ", 0) != 0)
-    return 0;
-  return std::stoi(response.substr(9, 3));
-}
-
 } // namespace
 
 TEST_CASE("a chunked body over 512 KiB is refused with 413 and writes nothing") {
   test::served_belay belay;
   auto before = belay.row_counts();
-  raw_connection c{belay.process().port()};
+  test::raw_connection c{belay.process().port()};
   c.send_text("POST /api/v1/incidents HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "
               "alpha-key\r\nContent-Type: application/json\r\nTransfer-Encoding: "
               "chunked\r\n\r\n" +
               chunked(big_trigger(2 * 1024 * 1024)));
   auto answer = c.receive_response(10s);
   INFO(answer);
-  CHECK(status_of(answer) == 413);
+  CHECK(test::status_code(answer) == 413);
   CHECK(answer.find("\"body_too_large\"") != std::string::npos);
   CHECK(answer.find("512 KiB") != std::string::npos);
   CHECK(belay.row_counts() == before);
@@ -155,7 +63,7 @@ TEST_CASE("a chunked body over 512 KiB is refused with 413 and writes nothing") 
                chunked(big_trigger(limit - 10, "fits")));
   auto created = ok.receive_response(10s);
   INFO(created);
-  CHECK(status_of(created) == 201);
+  CHECK(test::status_code(created) == 201);
 }
 
 TEST_CASE("a compressed body is inflated to at most 512 KiB, else 413") {
@@ -201,7 +109,7 @@ TEST_CASE("an API or integration key is refused before the body is read") {
   for (auto [path, key] : {std::pair{"/api/v1/incidents", "wrong-key"},
                            std::pair{"/api/v1/integrations/alertmanager", "alpha-key"}}) {
     INFO(path);
-    raw_connection c{belay.process().port()};
+    test::raw_connection c{belay.process().port()};
     // The body is announced and never sent: only a check before reading can answer.
     c.send_text(std::string{"POST "} + path +
                 " HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + key +
@@ -209,7 +117,7 @@ TEST_CASE("an API or integration key is refused before the body is read") {
     auto started = std::chrono::steady_clock::now();
     auto answer = c.receive_until_closed(3s);
     INFO(answer);
-    CHECK(status_of(answer) == 401);
+    CHECK(test::status_code(answer) == 401);
     CHECK(answer.find("\"unknown_key\"") != std::string::npos);
     CHECK(std::chrono::steady_clock::now() - started < 2s);
     CHECK(c.closed());
@@ -222,7 +130,7 @@ TEST_CASE("a heartbeat ping's key and exit code are checked before its body is r
        {std::tuple{"/hb/no-such-key", 404, "\"unknown_heartbeat\""},
         std::tuple{"/hb/no-such-key/256", 400, "\"invalid_exit_code\""}}) {
     INFO(path);
-    raw_connection c{belay.process().port()};
+    test::raw_connection c{belay.process().port()};
     // The body (a job's output, say) is announced and never sent.
     c.send_text(std::string{"POST "} + path +
                 " HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\n"
@@ -230,7 +138,7 @@ TEST_CASE("a heartbeat ping's key and exit code are checked before its body is r
     auto started = std::chrono::steady_clock::now();
     auto answer = c.receive_until_closed(3s);
     INFO(answer);
-    CHECK(status_of(answer) == status);
+    CHECK(test::status_code(answer) == status);
     CHECK(answer.find(code) != std::string::npos);
     CHECK(std::chrono::steady_clock::now() - started < 2s);
     CHECK(c.closed());
@@ -239,18 +147,18 @@ TEST_CASE("a heartbeat ping's key and exit code are checked before its body is r
 
 TEST_CASE("a body on a GET or a declared length over the limit is refused unread") {
   test::served_belay belay;
-  raw_connection big{belay.process().port()};
+  test::raw_connection big{belay.process().port()};
   big.send_text(
       "POST /v2/enqueue HTTP/1.1\r\nHost: x\r\nContent-Length: 9000000000\r\n\r\n");
   auto answer = big.receive_until_closed(3s);
-  CHECK(status_of(answer) == 413);
+  CHECK(test::status_code(answer) == 413);
   CHECK(big.closed());
-  raw_connection get{belay.process().port()};
+  test::raw_connection get{belay.process().port()};
   get.send_text("GET /healthz HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
                 "10\r\nGET /healthz HTT\r\n0\r\n\r\n");
   answer = get.receive_until_closed(3s);
   INFO(answer);
-  CHECK(status_of(answer) == 400);
+  CHECK(test::status_code(answer) == 400);
   CHECK(answer.find("\"unexpected_body\"") != std::string::npos);
   CHECK(answer.find("HTTP/1.1 200") == std::string::npos); // no smuggled second request
 }
@@ -260,7 +168,7 @@ TEST_CASE("a client trickling its request loses its connection and holds no thre
   // per-read timeout (1 s); only the whole-request deadline (1 s here) cuts it.
   test::served_belay belay{
       test::two_orgs(), 1, {"--http-threads", "1", "--http-read-timeout-seconds", "1"}};
-  raw_connection slow{belay.process().port()};
+  test::raw_connection slow{belay.process().port()};
   std::string request =
       "GET /healthz HTTP/1.1\r\nHost: x\r\nUser-Agent: slowloris\r\n\r\n";
   bool cut = false;
@@ -287,17 +195,17 @@ TEST_CASE("a client trickling its request loses its connection and holds no thre
 TEST_CASE("a saturated node answers 503 with Retry-After instead of queueing") {
   // One thread and one queued connection; the third connection is shed.
   test::served_belay belay{test::two_orgs(), 1, {"--http-threads", "1"}};
-  raw_connection holder{belay.process().port()};
+  test::raw_connection holder{belay.process().port()};
   holder.send_text("GET /hea"); // an unfinished request keeps the thread
   std::this_thread::sleep_for(200ms);
-  raw_connection queued{belay.process().port()};
+  test::raw_connection queued{belay.process().port()};
   std::this_thread::sleep_for(200ms);
-  raw_connection shed{belay.process().port()};
+  test::raw_connection shed{belay.process().port()};
   shed.send_text("POST /api/v1/incidents HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "
                  "alpha-key\r\nContent-Length: 2\r\n\r\n{}");
   auto answer = shed.receive_until_closed(3s);
   INFO(answer);
-  CHECK(status_of(answer) == 503);
+  CHECK(test::status_code(answer) == 503);
   CHECK(answer.find("Retry-After: 1") != std::string::npos);
   CHECK(answer.find("\"overloaded\"") != std::string::npos);
   CHECK(belay.count("SELECT count(*) FROM incident") == 0);

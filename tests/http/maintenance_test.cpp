@@ -1,6 +1,7 @@
 // Maintenance windows and change events through the running binary (DESIGN.md
 // section 12).
 #include "protocol/time.hpp"
+#include "support/json.hpp"
 #include "support/served_belay.hpp"
 
 #include <catch2/catch.hpp>
@@ -8,12 +9,9 @@
 #include <thread>
 
 using namespace belay;
+using test::str;
 
 namespace {
-
-std::string str(const rapidjson::Value& v) {
-  return v.IsString() ? v.GetString() : "<not a string>";
-}
 
 std::string in_hours(double hours) {
   auto now = std::chrono::duration_cast<std::chrono::microseconds>(
@@ -103,7 +101,7 @@ TEST_CASE("during maintenance an incident opens marked, pages nobody and can be 
   CHECK(first.json["incident"]["inMaintenance"].GetBool());
   CHECK(first.json["incident"]["maintenanceUntil"].IsString());
   CHECK(belay.trigger("disk").status == 200); // deduplicated as usual
-  auto id = first.json["incident"]["id"].GetInt64();
+  auto id = test::id_of(first);
   auto acked = belay.post("/api/v1/incidents/" + std::to_string(id) + "/ack",
                           R"({"by":"alice"})", "alpha-key");
   CHECK(acked.status == 200);
@@ -113,7 +111,7 @@ TEST_CASE("during maintenance an incident opens marked, pages nobody and can be 
   REQUIRE(other.status == 201);
   CHECK_FALSE(other.json["incident"]["inMaintenance"].GetBool());
   auto held = belay.trigger("cpu");
-  auto held_id = held.json["incident"]["id"].GetInt64();
+  auto held_id = test::id_of(held);
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
   CHECK(belay.count("SELECT count(*) FROM delivery WHERE org_id = (SELECT id FROM org "
                     "WHERE name = 'alpha')") == 0);
@@ -182,9 +180,8 @@ TEST_CASE("change events are recorded without their keys, listed newest first an
   // Opened within the hour after the deploy, not the config push two hours ago.
   auto inc = belay.trigger("after-deploy");
   REQUIRE(inc.status == 201);
-  auto shown = belay.get("/api/v1/incidents/" +
-                             std::to_string(inc.json["incident"]["id"].GetInt64()),
-                         "alpha-key");
+  auto shown =
+      belay.get("/api/v1/incidents/" + std::to_string(test::id_of(inc)), "alpha-key");
   REQUIRE(shown.status == 200);
   REQUIRE(shown.json["changes"].Size() == 1);
   CHECK(str(shown.json["changes"][0]["summary"]) == "deploy web 1.2.3");

@@ -52,7 +52,7 @@ TEST_CASE("/metrics is valid Prometheus text and its counters move with a scenar
 
   auto r = belay.trigger("metrics-1");
   REQUIRE(r.status == 201);
-  auto id = r.json["incident"]["id"].GetInt64();
+  auto id = test::id_of(r);
   belay.wait_settled(id);
   REQUIRE(belay.trigger("metrics-1").status == 200);
   REQUIRE(belay.post("/api/v1/incidents", "{", "alpha-key").status == 400);

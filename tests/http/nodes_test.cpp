@@ -6,21 +6,6 @@
 
 using namespace belay;
 
-namespace {
-
-std::string status_of(test::served_belay& belay, int64_t id) {
-  return belay.db.sql().query("SELECT status FROM incident WHERE id = $1", id).str(0, 0);
-}
-
-test::reply enqueue(test::served_belay& belay, const std::string& action, int node) {
-  return belay.post("/v2/enqueue",
-                    R"({"routing_key":"alpha-routing","event_action":")" + action +
-                        R"(","dedup_key":"moved-on"})",
-                    "", node);
-}
-
-} // namespace
-
 // A node-local map from dedup key to incident goes stale once another node resolves
 // the incident and opens the next one for the same key: the acknowledge would reach
 // the old incident (409 inside, 202 outside) and be lost. Keys are resolved in SQL.
@@ -30,7 +15,7 @@ TEST_CASE(
   // Node 0 opens the first incident and holds its actor.
   auto first = belay.trigger("moved-on", "alpha-key", 0);
   REQUIRE(first.status == 201);
-  auto first_id = first.json["incident"]["id"].GetInt64();
+  auto first_id = test::id_of(first);
   belay.wait_settled(first_id);
   // Node 1 resolves it and, the key being free, opens the next one.
   REQUIRE(belay
@@ -39,14 +24,14 @@ TEST_CASE(
               .status == 200);
   auto second = belay.trigger("moved-on", "alpha-key", 1);
   REQUIRE(second.status == 201);
-  auto second_id = second.json["incident"]["id"].GetInt64();
+  auto second_id = test::id_of(second);
   belay.wait_settled(second_id);
 
   // The acknowledge reaches node 0, which still remembers the first incident's key.
-  REQUIRE(enqueue(belay, "acknowledge", 0).status == 202);
-  CHECK(status_of(belay, second_id) == "ACKNOWLEDGED");
-  REQUIRE(enqueue(belay, "resolve", 0).status == 202);
-  CHECK(status_of(belay, second_id) == "RESOLVED");
+  REQUIRE(belay.enqueue("acknowledge", "moved-on").status == 202);
+  CHECK(belay.db.incident_status(second_id) == "ACKNOWLEDGED");
+  REQUIRE(belay.enqueue("resolve", "moved-on").status == 202);
+  CHECK(belay.db.incident_status(second_id) == "RESOLVED");
 }
 
 // A registry that spawned an actor for every incident an upsert returns would start a
@@ -56,7 +41,7 @@ TEST_CASE("a duplicate through another node leaves the incident held by one node
   test::served_belay belay{test::two_orgs(), 2};
   auto first = belay.trigger("held-once", "alpha-key", 0);
   REQUIRE(first.status == 201);
-  belay.wait_settled(first.json["incident"]["id"].GetInt64());
+  belay.wait_settled(test::id_of(first));
   REQUIRE(belay.trigger("held-once", "alpha-key", 1).status == 200);
 
   size_t holders = 0;
@@ -78,20 +63,13 @@ TEST_CASE("an acknowledge through another node reaches the holding actor at once
   test::served_belay belay{test::two_orgs(), 2};
   auto opened = belay.trigger("told", "alpha-key", 0);
   REQUIRE(opened.status == 201);
-  auto id = opened.json["incident"]["id"].GetInt64();
+  auto id = test::id_of(opened);
   belay.wait_settled(id);
-  auto held_status = [&] {
-    auto view = belay.get("/api/v1/inspector", "alpha-key", 0);
-    auto& incidents = view.json["incidents"];
-    return incidents.IsArray() && incidents.Size() == 1
-               ? std::string{incidents[0]["incident"]["status"].GetString()}
-               : std::string{"none held"};
-  };
-  REQUIRE(held_status() == "OPEN");
+  REQUIRE(belay.held_status() == "OPEN");
 
   auto path = "/api/v1/incidents/" + std::to_string(id);
   REQUIRE(belay.post(path + "/ack", R"({"by":"alice"})", "alpha-key", 1).status == 200);
-  CHECK(test::eventually([&] { return held_status() == "ACKNOWLEDGED"; },
+  CHECK(test::eventually([&] { return belay.held_status() == "ACKNOWLEDGED"; },
                          std::chrono::seconds{5}));
 
   // Kill the holder's listening session; it must come back as a new one by itself. (Its
@@ -109,6 +87,6 @@ TEST_CASE("an acknowledge through another node reaches the holding actor at once
       },
       std::chrono::seconds{5}));
   REQUIRE(belay.post(path + "/resolve", "{}", "alpha-key", 1).status == 200);
-  CHECK(test::eventually([&] { return held_status() == "none held"; },
+  CHECK(test::eventually([&] { return belay.held_status() == "none held"; },
                          std::chrono::seconds{5}));
 }

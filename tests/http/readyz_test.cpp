@@ -44,10 +44,6 @@ struct own_cluster {
   int start() const { return test::run_lib("pg_start " + dir + " " + port); }
 };
 
-std::string trigger_body(const std::string& key) {
-  return R"({"dedupKey":")" + key + R"(","title":"t","policy":"default"})";
-}
-
 } // namespace
 
 TEST_CASE("/readyz answers 503 while the database is down and 200 once it is back") {
@@ -63,6 +59,8 @@ TEST_CASE("/readyz answers 503 while the database is down and 200 once it is bac
   CHECK(down->status == 503);
   CHECK(down->body.find("\"reason\":\"database:") != std::string::npos);
   CHECK(http.Get("/healthz")->status == 200); // alive, just not ready
+  // Clients and probes are told when to ask again (DESIGN.md section 15).
+  CHECK(down->get_header_value("Retry-After") == "1");
 
   REQUIRE(pg.start() == 0);
   CHECK(test::eventually([&] { return http.Get("/readyz")->status == 200; }, 10s));
@@ -118,7 +116,7 @@ TEST_CASE("PostgreSQL stopped at once and restarted under a stream of triggers: 
     for (int i = 0; !done; ++i) {
       auto key = "stream-" + std::to_string(i);
       auto r = http.Post("/api/v1/incidents", {{"Authorization", "Bearer alpha-key"}},
-                         trigger_body(key), "application/json");
+                         test::trigger_body(key), "application/json");
       std::lock_guard lock{mutex};
       ++sent;
       if (r && r->status / 100 == 2)

@@ -14,8 +14,7 @@ TEST_CASE("a restarted node re-adopts its open incidents at once") {
     auto first = test::belay_process::serve(db.url(), flags);
     auto c = first.client();
     auto r = c.Post("/api/v1/incidents", {{"Authorization", "Bearer alpha-key"}},
-                    R"({"dedupKey":"survives","title":"t","policy":"default"})",
-                    "application/json");
+                    test::trigger_body("survives"), "application/json");
     REQUIRE(r);
     REQUIRE(r->status == 201);
     REQUIRE(first.stop() == 0);

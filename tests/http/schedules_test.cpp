@@ -1,11 +1,13 @@
 // Who is on call, final shifts, overrides and the calendar feed (DESIGN.md section 10)
 // through the running binary. Times are asked about with explicit instants, so the
 // answers do not depend on when the test runs.
+#include "support/json.hpp"
 #include "support/served_belay.hpp"
 
 #include <catch2/catch.hpp>
 
 using namespace belay;
+using test::str;
 
 namespace {
 
@@ -22,10 +24,6 @@ std::string people_org() {
       "users":["alice","bob"],"rotation":{"type":"daily","length":1,"start":"2026-01-01T09:00"}}]}],
     "policies":[{"name":"default","steps":[{"delaySeconds":0,"targets":[{"channel":"log","to":"#ops"}]}]}]},
     {"name":"beta","apiKeys":["beta-key"]}]})";
-}
-
-std::string str(const rapidjson::Value& v) {
-  return v.IsString() ? v.GetString() : "<not a string>";
 }
 
 std::string who_at(test::served_belay& belay, const std::string& at) {

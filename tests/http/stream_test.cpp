@@ -10,18 +10,6 @@
 using namespace belay;
 using namespace std::chrono_literals;
 
-namespace {
-
-double metric(test::served_belay& belay, const std::string& name) {
-  auto r = belay.get("/metrics", "");
-  auto at = r.body.find("\n" + name + " ");
-  if (at == std::string::npos)
-    return 0;
-  return std::stod(r.body.substr(at + name.size() + 2));
-}
-
-} // namespace
-
 TEST_CASE("live streams share one snapshot per org a second, however many watch") {
   test::served_belay belay{test::two_orgs(), 1, {"--http-threads", "16"}};
   constexpr int viewers = 4; // the node allows 16 / 4 streams
@@ -41,7 +29,7 @@ TEST_CASE("live streams share one snapshot per org a second, however many watch"
                });
     });
   std::this_thread::sleep_for(3500ms);
-  auto snapshots = metric(belay, "belay_inspector_snapshots_total");
+  auto snapshots = belay.metric("belay_inspector_snapshots_total");
   // A fifth stream is refused: 503 with Retry-After rather than another thread.
   auto extra = belay.client().Get("/api/v1/inspector/stream",
                                   {{"Authorization", "Bearer alpha-key"}});

@@ -10,16 +10,10 @@ using namespace std::chrono_literals;
 
 namespace {
 
-std::string pd_trigger(const std::string& routing_key, const std::string& dedup_key) {
-  return R"({"routing_key":")" + routing_key +
-         R"(","event_action":"trigger","dedup_key":")" + dedup_key +
-         R"(","payload":{"summary":"s","source":"db1","severity":"error"}})";
-}
-
 std::string am_firing(const std::string& fingerprint) {
-  return R"({"version":"4","status":"firing","alerts":[{"status":"firing","labels":)"
-         R"({"alertname":"A"},"fingerprint":")" +
-         fingerprint + R"("}]})";
+  return test::alertmanager_body(R"({"status":"firing","labels":{"alertname":"A"},)"
+                                 R"("fingerprint":")" +
+                                 fingerprint + R"("})");
 }
 
 // Org "alpha" with an events integration limited to two requests a minute, an
@@ -52,11 +46,11 @@ TEST_CASE("an integration key over its rate limit gets 429 with Retry-After and 
   for (int i = 0; i < 2; ++i)
     REQUIRE(belay
                 .post("/v2/enqueue",
-                      pd_trigger("alpha-routing", "pd-" + std::to_string(i)), "")
+                      test::pd_trigger("alpha-routing", "pd-" + std::to_string(i)), "")
                 .status == 202);
   auto before = belay.count("SELECT count(*) FROM incident");
-  auto throttled =
-      http.Post("/v2/enqueue", pd_trigger("alpha-routing", "pd-3"), "application/json");
+  auto throttled = http.Post("/v2/enqueue", test::pd_trigger("alpha-routing", "pd-3"),
+                             "application/json");
   REQUIRE(throttled);
   INFO(throttled->body);
   CHECK(throttled->status == 429);
@@ -92,8 +86,7 @@ TEST_CASE("an API key over --api-rate-limit-per-minute gets 429 with Retry-After
   auto http = belay.client();
   httplib::Headers key{{"Authorization", "Bearer alpha-key"}};
   auto r =
-      http.Post("/api/v1/incidents", key,
-                R"({"dedupKey":"k","title":"t","policy":"default"})", "application/json");
+      http.Post("/api/v1/incidents", key, test::trigger_body("k"), "application/json");
   REQUIRE(r);
   CHECK(r->status == 429);
   CHECK(std::stoi(header(r, "Retry-After")) >= 1);
@@ -117,8 +110,9 @@ std::string with_canary() {
 
 TEST_CASE("a live event for a key held by a shadow incident makes it page") {
   test::served_belay belay{with_canary()};
-  REQUIRE(belay.post("/v2/enqueue", pd_trigger("alpha-shadow", "disk"), "").status ==
-          202);
+  REQUIRE(
+      belay.post("/v2/enqueue", test::pd_trigger("alpha-shadow", "disk"), "").status ==
+      202);
   auto id = belay.count("SELECT id FROM incident WHERE dedup_key = 'disk'");
   REQUIRE(test::eventually([&] {
     return belay.count("SELECT count(*) FROM delivery WHERE incident_id = " +
@@ -126,8 +120,9 @@ TEST_CASE("a live event for a key held by a shadow incident makes it page") {
   }));
   // The same key through a live integration: deduplicated into the shadow incident,
   // which must page now.
-  REQUIRE(belay.post("/v2/enqueue", pd_trigger("alpha-routing", "disk"), "").status ==
-          202);
+  REQUIRE(
+      belay.post("/v2/enqueue", test::pd_trigger("alpha-routing", "disk"), "").status ==
+      202);
   CHECK(belay.count("SELECT count(*) FROM incident") == 1);
   CHECK(belay.count("SELECT count(*) FROM incident WHERE shadow") == 0);
   CHECK(test::eventually([&] {
@@ -156,13 +151,9 @@ TEST_CASE("a dump of the database after every ingest path holds no plaintext key
                 R"("error","custom_details":{"token":"alpha-routing"}}})",
                 "")
           .status == 202);
-  REQUIRE(belay.post("/v2/enqueue", pd_trigger("alpha-routing", "p1"), "").status == 202);
-  REQUIRE(belay
-              .post("/v2/enqueue",
-                    R"({"routing_key":"alpha-routing","event_action":"acknowledge",)"
-                    R"("dedup_key":"p1"})",
-                    "")
-              .status == 202);
+  REQUIRE(belay.post("/v2/enqueue", test::pd_trigger("alpha-routing", "p1"), "").status ==
+          202);
+  REQUIRE(belay.enqueue("acknowledge", "p1").status == 202);
   REQUIRE(belay
               .post("/api/v1/integrations/alertmanager",
                     R"({"version":"4","status":"firing","alerts":[{"status":"firing",)"

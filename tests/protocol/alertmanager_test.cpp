@@ -1,6 +1,7 @@
 #include "parsed_helpers.hpp"
 #include "protocol/alertmanager.hpp"
 #include "protocol/hash.hpp"
+#include "support/bodies.hpp"
 
 using namespace belay::protocol;
 using namespace belay::protocol::test;
@@ -43,12 +44,8 @@ const char* alertmanager_v4_body = R"({
   ]
 })";
 
-std::string webhook_with_alert(const std::string& alert) {
-  return R"({"version":"4","status":"firing","alerts":[)" + alert + "]}";
-}
-
 am_alert single_alert(const std::string& alert) {
-  auto webhook = value_of(parse_alertmanager(webhook_with_alert(alert)));
+  auto webhook = value_of(parse_alertmanager(belay::test::alertmanager_body(alert)));
   REQUIRE(webhook.alerts.size() == 1);
   return webhook.alerts[0];
 }

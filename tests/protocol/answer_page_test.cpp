@@ -1,28 +1,17 @@
+#include "pages.hpp"
 #include "protocol/answer_page.hpp"
 #include "protocol/markup.hpp"
 
 #include <catch2/catch.hpp>
 
 using namespace belay::protocol;
+using namespace belay::protocol::test;
 
 namespace {
 
 const std::string hostile = "<script>alert(\"x\")</script> & 'y'";
 const std::string hostile_escaped =
     "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &#39;y&#39;";
-
-belay::incident_record incident_in(const std::string& status) {
-  belay::incident_record incident;
-  incident.id = 42;
-  incident.title = "Disk full on db-1";
-  incident.severity = "critical";
-  incident.status = status;
-  return incident;
-}
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
 
 const std::string ack_button = "name=\"action\" value=\"ack\"";
 const std::string resolve_button = "name=\"action\" value=\"resolve\"";

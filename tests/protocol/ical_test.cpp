@@ -1,25 +1,17 @@
 #include "protocol/ical.hpp"
+#include "support/utc.hpp"
 
 #include <catch2/catch.hpp>
 #include <cstdlib>
-#include <date/date.h>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <unistd.h>
 
 using namespace belay;
 using namespace belay::protocol;
+using belay::test::utc;
 
 namespace {
-
-micros utc(const std::string& text) {
-  std::istringstream in(text);
-  date::sys_seconds t;
-  in >> date::parse("%FT%TZ", t);
-  REQUIRE_FALSE(in.fail());
-  return t.time_since_epoch().count() * 1'000'000;
-}
 
 shift on_call(std::string user, const char* start, const char* end) {
   return shift{std::move(user), utc(start), utc(end), "layer:weekdays"};

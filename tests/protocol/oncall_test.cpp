@@ -5,23 +5,16 @@
 #include "parsed_helpers.hpp"
 #include "protocol/oncall.hpp"
 #include "protocol/schedule_json.hpp"
+#include "support/utc.hpp"
 
 #include <date/date.h>
-#include <sstream>
 
 using namespace belay;
 using namespace belay::protocol;
+using belay::test::utc;
 using namespace belay::protocol::test;
 
 namespace {
-
-micros utc(const std::string& text) {
-  std::istringstream in(text);
-  date::sys_seconds t;
-  in >> date::parse("%FT%TZ", t);
-  REQUIRE_FALSE(in.fail());
-  return t.time_since_epoch().count() * 1'000'000;
-}
 
 std::string utc_text(micros t) {
   return date::format("%FT%TZ", date::floor<std::chrono::seconds>(

@@ -51,7 +51,7 @@ std::vector<std::string> errors_of(const std::string& body) {
   return std::get<std::vector<std::string>>(result);
 }
 
-bool contains(const std::vector<std::string>& errors, const std::string& message) {
+bool has_error(const std::vector<std::string>& errors, const std::string& message) {
   return std::find(errors.begin(), errors.end(), message) != errors.end();
 }
 
@@ -100,17 +100,17 @@ TEST_CASE("a missing routing_key is reported") {
 TEST_CASE("an unknown event_action is invalid") {
   auto errors = errors_of(R"({"routing_key":"rk","event_action":"explode"})");
   CHECK(errors == std::vector<std::string>{"Event action is invalid"});
-  CHECK(contains(errors_of(R"({"routing_key":"rk"})"),
-                 "'event_action' is missing or blank"));
+  CHECK(has_error(errors_of(R"({"routing_key":"rk"})"),
+                  "'event_action' is missing or blank"));
 }
 
 TEST_CASE("every missing trigger payload field is reported at once") {
   auto errors = errors_of(
       R"({"routing_key":"rk","event_action":"trigger","payload":{"summary":" "}})");
   CHECK(errors.size() == 3);
-  CHECK(contains(errors, "'payload.summary' is missing or blank"));
-  CHECK(contains(errors, "'payload.source' is missing or blank"));
-  CHECK(contains(errors, "'payload.severity' is missing or blank"));
+  CHECK(has_error(errors, "'payload.summary' is missing or blank"));
+  CHECK(has_error(errors, "'payload.source' is missing or blank"));
+  CHECK(has_error(errors, "'payload.severity' is missing or blank"));
 }
 
 TEST_CASE("a trigger without payload is invalid") {

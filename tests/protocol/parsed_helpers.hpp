@@ -1,13 +1,11 @@
-// Unwrapping parsed<T> in tests, with the unexpected side shown when it is the other.
+// Unwrapping parsed<T> in tests, with the unexpected side shown when it is the other;
+// and the JSON helpers of support/json.hpp, for the protocol tests that use them.
 #pragma once
 
 #include "protocol/error.hpp"
+#include "support/json.hpp"
 
 #include <catch2/catch.hpp>
-#include <rapidjson/document.h>
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
-#include <string>
 #include <variant>
 
 namespace belay::protocol::test {
@@ -24,23 +22,8 @@ template <class T> const error& error_of(const parsed<T>& p) {
   return std::get<error>(p);
 }
 
-inline rapidjson::Document json(const std::string& text) {
-  rapidjson::Document doc;
-  doc.Parse(text.c_str(), text.size());
-  REQUIRE_FALSE(doc.HasParseError());
-  return doc;
-}
-
-inline std::string text_of(const rapidjson::Value& v) {
-  rapidjson::StringBuffer out;
-  rapidjson::Writer<rapidjson::StringBuffer> w(out);
-  v.Accept(w);
-  return {out.GetString(), out.GetSize()};
-}
-
-inline std::string str(const rapidjson::Value& v) {
-  REQUIRE(v.IsString());
-  return {v.GetString(), v.GetStringLength()};
-}
+using belay::test::json;
+using belay::test::str;
+using belay::test::text_of;
 
 } // namespace belay::protocol::test

@@ -1,8 +1,6 @@
 #include "parsed_helpers.hpp"
 #include "protocol/provisioning.hpp"
 
-#include <rapidjson/pointer.h>
-
 using namespace belay;
 using namespace belay::protocol;
 using namespace belay::protocol::test;
@@ -21,17 +19,11 @@ const char* design_example = R"({"orgs":[{"name":"acme","apiKeys":["acme-admin-k
 
 // The design example with the value at `pointer` (RFC 6901) replaced by `value_json`.
 std::string example_with(const char* pointer, const std::string& value_json) {
-  auto doc = json(design_example);
-  auto value = json(value_json);
-  rapidjson::Value copy(value, doc.GetAllocator());
-  rapidjson::Pointer(pointer).Set(doc, copy);
-  return text_of(doc);
+  return belay::test::with_value(design_example, pointer, value_json);
 }
 
 std::string example_without(const char* pointer) {
-  auto doc = json(design_example);
-  REQUIRE(rapidjson::Pointer(pointer).Erase(doc));
-  return text_of(doc);
+  return belay::test::without(design_example, pointer);
 }
 
 const error& invalid(const parsed<provisioning>& p) {
@@ -342,17 +334,11 @@ const char* people_example = R"({"orgs":[{"name":"acme",
                                          {"delaySeconds":300,"targets":[{"user":"alice"},{"channel":"mail","to":"lead@example.com"}]}]}]}]})";
 
 std::string people_with(const char* pointer, const std::string& value_json) {
-  auto doc = json(people_example);
-  auto value = json(value_json);
-  rapidjson::Value copy(value, doc.GetAllocator());
-  rapidjson::Pointer(pointer).Set(doc, copy);
-  return text_of(doc);
+  return belay::test::with_value(people_example, pointer, value_json);
 }
 
 std::string people_without(const char* pointer) {
-  auto doc = json(people_example);
-  REQUIRE(rapidjson::Pointer(pointer).Erase(doc));
-  return text_of(doc);
+  return belay::test::without(people_example, pointer);
 }
 
 } // namespace
@@ -507,11 +493,7 @@ std::string with_heartbeat(const std::string& fields = "") {
 }
 
 std::string heartbeat_with(const char* pointer, const std::string& value_json) {
-  auto doc = json(with_heartbeat());
-  auto value = json(value_json);
-  rapidjson::Value copy(value, doc.GetAllocator());
-  rapidjson::Pointer(pointer).Set(doc, copy);
-  return text_of(doc);
+  return belay::test::with_value(with_heartbeat(), pointer, value_json);
 }
 
 } // namespace
@@ -549,9 +531,8 @@ TEST_CASE("heartbeat fields are checked with their paths") {
         "orgs[0].heartbeats[0].alertIfNeverPinged");
   CHECK(field_of(heartbeat_with("/orgs/0/heartbeats/0/periodSecs", "5")) ==
         "orgs[0].heartbeats[0].periodSecs");
-  auto doc = json(with_heartbeat());
-  REQUIRE(rapidjson::Pointer("/orgs/0/heartbeats/0/periodSeconds").Erase(doc));
-  auto missing = invalid(parse_provisioning(text_of(doc)));
+  auto missing = invalid(parse_provisioning(
+      belay::test::without(with_heartbeat(), "/orgs/0/heartbeats/0/periodSeconds")));
   CHECK(missing.field == "orgs[0].heartbeats[0].periodSeconds");
   CHECK(missing.message == "'orgs[0].heartbeats[0].periodSeconds' is required");
 }

@@ -1,8 +1,6 @@
 #include "parsed_helpers.hpp"
 #include "protocol/schedule_json.hpp"
 
-#include <rapidjson/pointer.h>
-
 using namespace belay;
 using namespace belay::protocol;
 using namespace belay::protocol::test;
@@ -17,17 +15,11 @@ const char* design_schedule = R"({"name": "primary", "timeZone": "America/New_Yo
              {"name": "backstop", "users": ["dave"], "rotation": {"type": "daily", "length": 1, "start": "2026-11-02T00:00"}}]})";
 
 std::string schedule_with(const char* pointer, const std::string& value_json) {
-  auto doc = json(design_schedule);
-  auto value = json(value_json);
-  rapidjson::Value copy(value, doc.GetAllocator());
-  rapidjson::Pointer(pointer).Set(doc, copy);
-  return text_of(doc);
+  return belay::test::with_value(design_schedule, pointer, value_json);
 }
 
 std::string schedule_without(const char* pointer) {
-  auto doc = json(design_schedule);
-  REQUIRE(rapidjson::Pointer(pointer).Erase(doc));
-  return text_of(doc);
+  return belay::test::without(design_schedule, pointer);
 }
 
 std::string field_of(const std::string& text) {

@@ -1,8 +1,9 @@
+#include "pages.hpp"
 #include "parsed_helpers.hpp"
 #include "protocol/answer_token.hpp"
 #include "protocol/form.hpp"
-#include "protocol/page_text.hpp"
 #include "protocol/slack_action.hpp"
+#include "protocol/slack_message.hpp"
 
 using namespace belay::protocol;
 using namespace belay::protocol::test;
@@ -99,7 +100,7 @@ TEST_CASE("a rendered Slack button, pressed, leads back to its delivery", "[sign
   incident.title = "Disk full";
   const std::string secret = "belay-test-secret";
   const std::string token = make_answer_token(secret, 7, 2'000'000'000'000'000);
-  auto message = json(render_slack_page(incident, token, "https://belay.test/a/x"));
+  auto message = json(slack_body(answerable(incident, token, "https://belay.test/a/x")));
   const auto& button = message["blocks"][1]["elements"][1];
   const std::string body =
       "payload=" +

@@ -81,3 +81,26 @@ TEST_CASE("parse_rfc3339 refuses an offset that is not ±hh:mm, a bare sign incl
   }
   CHECK(parse_rfc3339("2026-12-01T10:00:00.123456-05:00") == 1'796'137'200'123'456);
 }
+
+TEST_CASE("parse_rfc3339 refuses an offset beyond 23:59, which RFC 3339 does not allow") {
+  using belay::protocol::parse_rfc3339;
+  // date::parse read any two digits: "+99:99" moved the time by four days (fuzzing).
+  for (auto text : {"2026-12-01T10:00:00+24:00", "2026-12-01T10:00:00+99:99",
+                    "2026-12-01T10:00:00-00:60", "2026-12-01T10:00:00+30:00"}) {
+    INFO(text);
+    CHECK_FALSE(parse_rfc3339(text));
+  }
+  CHECK(parse_rfc3339("2026-12-01T10:00:00+23:59") == 1'796'032'860'000'000);
+  CHECK(parse_rfc3339("2026-12-01T10:00:00-19:59") == 1'796'191'140'000'000);
+}
+
+TEST_CASE(
+    "parse_rfc3339 refuses instants that an offset carries out of years 0 to 9999") {
+  using belay::protocol::parse_rfc3339;
+  // Kept, they would be written back as "-001-12-31T23:00:00.000Z" and
+  // "10000-01-01T00:59:59.000Z", which nobody reads (found by fuzzing).
+  CHECK_FALSE(parse_rfc3339("0000-01-01T00:00:00+01:00"));
+  CHECK_FALSE(parse_rfc3339("9999-12-31T23:59:59-01:00"));
+  CHECK(parse_rfc3339("0000-01-01T01:00:00+01:00") == -62'167'219'200'000'000);
+  CHECK(parse_rfc3339("9999-12-31T22:59:59.999999-01:00") == 253'402'300'799'999'999);
+}

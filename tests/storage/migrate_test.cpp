@@ -6,14 +6,6 @@
 
 using namespace belay;
 
-namespace {
-
-int64_t count(test::test_database& db, const std::string& sql) {
-  return db.sql().exec(sql).int64(0, 0);
-}
-
-} // namespace
-
 TEST_CASE("migrations apply once and re-running them changes nothing") {
   test::test_database db{false};
   auto first = storage::migrate(db.sql());
@@ -39,12 +31,11 @@ TEST_CASE("migrations apply once and re-running them changes nothing") {
                                             "0021_lighter_trigger_statement",
                                             "0022_duplicate_statement"});
   CHECK(storage::migrate(db.sql()).empty());
-  CHECK(count(db, "SELECT count(*) FROM schema_migrations") ==
+  CHECK(db.count("SELECT count(*) FROM schema_migrations") ==
         static_cast<int64_t>(first.size()));
-  CHECK(
-      count(db, "SELECT count(*) FROM information_schema.tables WHERE table_schema = '" +
-                    db.schema() +
-                    "' AND table_name IN ('incident', 'delivery', 'dead_letter')") == 3);
+  CHECK(db.count("SELECT count(*) FROM information_schema.tables WHERE table_schema = '" +
+                 db.schema() +
+                 "' AND table_name IN ('incident', 'delivery', 'dead_letter')") == 3);
 }
 
 TEST_CASE("the partial unique index exists with org_id leading") {
@@ -93,7 +84,7 @@ TEST_CASE("two belay serve processes starting at once migrate once") {
   REQUIRE(a.wait_ready());
   REQUIRE(b.wait_ready());
   // Every migration once (the first test case names them all).
-  CHECK(count(db, "SELECT count(*) FROM schema_migrations") == 21);
+  CHECK(db.count("SELECT count(*) FROM schema_migrations") == 21);
   auto applied = [](const std::string& log) {
     return log.find("applied migration 0001_init") != std::string::npos;
   };

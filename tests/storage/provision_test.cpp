@@ -40,10 +40,6 @@ protocol::provisioning parsed(const std::string& json) {
   return std::get<protocol::provisioning>(p);
 }
 
-int64_t count(test::test_database& db, const std::string& sql) {
-  return db.sql().exec(sql).int64(0, 0);
-}
-
 } // namespace
 
 TEST_CASE("an org left out of the provisioning file is disabled and its keys stop "
@@ -58,15 +54,15 @@ TEST_CASE("an org left out of the provisioning file is disabled and its keys sto
   CHECK(std::find(report.changes.begin(), report.changes.end(),
                   "org 'beta': disable org (the file no longer names it)") !=
         report.changes.end());
-  CHECK(count(db, "SELECT count(*) FROM org WHERE name = 'beta' AND disabled_at IS NOT "
-                  "NULL") == 1);
+  CHECK(db.count("SELECT count(*) FROM org WHERE name = 'beta' AND disabled_at IS NOT "
+                 "NULL") == 1);
   std::this_thread::sleep_for(150ms); // the key cache's bound, here 100 ms
   CHECK_FALSE(keys.org_for("beta-key"));
   CHECK_FALSE(keys.integration_for("beta-routing"));
   CHECK(keys.org_for("acme-key"));
   // Named again, it is enabled with its keys.
   db.provision(file({org("acme"), org("beta")}));
-  CHECK(count(db, "SELECT count(*) FROM org WHERE disabled_at IS NOT NULL") == 0);
+  CHECK(db.count("SELECT count(*) FROM org WHERE disabled_at IS NOT NULL") == 0);
   std::this_thread::sleep_for(2100ms); // the unknown-key cache's bound
   CHECK(keys.org_for("beta-key"));
 }
@@ -74,9 +70,9 @@ TEST_CASE("an org left out of the provisioning file is disabled and its keys sto
 TEST_CASE("a dry run tells what applying would change and changes nothing") {
   test::test_database db;
   db.provision(file({org("acme"), org("beta")}));
-  auto before = count(db, "SELECT count(*) FROM channel") +
-                count(db, "SELECT count(*) FROM api_key") +
-                count(db, "SELECT count(*) FROM integration");
+  auto before = db.count("SELECT count(*) FROM channel") +
+                db.count("SELECT count(*) FROM api_key") +
+                db.count("SELECT count(*) FROM integration");
   auto report = storage::apply_provisioning(
       db.sql(), parsed(file({org("acme", "mail"), org("gamma")})), true);
   auto has = [&](const std::string& line) {
@@ -92,11 +88,11 @@ TEST_CASE("a dry run tells what applying would change and changes nothing") {
   CHECK(has("org 'beta': remove integration 'pd'"));
   for (auto& line : report.changes)
     CHECK(line.find("-key") == std::string::npos); // keys only as hash prefixes
-  auto after = count(db, "SELECT count(*) FROM channel") +
-               count(db, "SELECT count(*) FROM api_key") +
-               count(db, "SELECT count(*) FROM integration");
+  auto after = db.count("SELECT count(*) FROM channel") +
+               db.count("SELECT count(*) FROM api_key") +
+               db.count("SELECT count(*) FROM integration");
   CHECK(after == before);
-  CHECK(count(db, "SELECT count(*) FROM org") == 2);
+  CHECK(db.count("SELECT count(*) FROM org") == 2);
   // The same file again changes nothing.
   CHECK(storage::apply_provisioning(db.sql(), parsed(file({org("acme"), org("beta")})),
                                     true)
@@ -115,7 +111,7 @@ TEST_CASE(
   INFO(out);
   CHECK(out.find("valid (1 org(s))") != std::string::npos);
   CHECK(out.find("org 'acme': add channel 'mail'") != std::string::npos);
-  CHECK(count(db, "SELECT count(*) FROM channel WHERE name = 'mail'") == 0);
+  CHECK(db.count("SELECT count(*) FROM channel WHERE name = 'mail'") == 0);
 
   test::temp_file bad{
       R"({"orgs":[{"name":"acme","channels":[{"name":"x","type":"pigeon"}]}]})"};

@@ -34,14 +34,13 @@ TEST_CASE("steps fired together: each compare-and-set stands alone") {
   REQUIRE(fired[2]);
   CHECK(fired[0]->current_step == 1);
   CHECK(fired[0]->version == opened[0].held.incident.version + 1);
-  auto count = [&](const std::string& sql) { return db.sql().exec(sql).int64(0, 0); };
-  CHECK(count("SELECT count(*) FROM delivery") == 2); // one target each for a and c
-  CHECK(count("SELECT count(*) FROM timeline WHERE kind = 'step_fired' "
-              "AND (detail->>'deliveries')::int = 1") == 2);
-  CHECK(count("SELECT current_step FROM incident WHERE dedup_key = 'b'") == 0);
+  CHECK(db.count("SELECT count(*) FROM delivery") == 2); // one target each for a and c
+  CHECK(db.count("SELECT count(*) FROM timeline WHERE kind = 'step_fired' "
+                 "AND (detail->>'deliveries')::int = 1") == 2);
+  CHECK(db.count("SELECT current_step FROM incident WHERE dedup_key = 'b'") == 0);
   // Firing the same step again does nothing: the versions moved on.
   auto again = storage::fire_steps(db.sql(), {fires[0], fires[2]});
   CHECK_FALSE(again[0]);
   CHECK_FALSE(again[1]);
-  CHECK(count("SELECT count(*) FROM delivery") == 2);
+  CHECK(db.count("SELECT count(*) FROM delivery") == 2);
 }

@@ -2,8 +2,8 @@
 // the events had been written one after the other.
 #include "storage/incidents.hpp"
 #include "storage/maintenance.hpp"
+#include "support/database_fixture.hpp"
 #include "support/policies.hpp"
-#include "support/test_database.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -11,9 +11,7 @@ using namespace belay;
 
 namespace {
 
-struct batch_fixture {
-  test::test_database db;
-  int64_t org;
+struct batch_fixture : test::database_fixture {
   micros at = 1'000'000'000'000;
 
   batch_fixture() {
@@ -39,8 +37,6 @@ struct batch_fixture {
       out.push_back(r.str(i, 0));
     return out;
   }
-
-  int64_t count(const std::string& sql) { return db.sql().exec(sql).int64(0, 0); }
 };
 
 } // namespace

@@ -1,3 +1,4 @@
+#include "tests/support/eventually.hpp"
 #include "tests/support/fault_proxy.hpp"
 
 #include <algorithm>
@@ -7,7 +8,6 @@
 #include <cerrno>
 #include <cstdlib>
 #include <fcntl.h>
-#include <functional>
 #include <libpq-fe.h>
 #include <memory>
 #include <mutex>
@@ -165,16 +165,6 @@ private:
 };
 
 using ending = client_socket::ending;
-
-bool eventually(const std::function<bool()>& done, std::chrono::milliseconds timeout) {
-  auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (!done()) {
-    if (std::chrono::steady_clock::now() > deadline)
-      return false;
-    std::this_thread::sleep_for(5ms);
-  }
-  return true;
-}
 
 // One frontend message of the PostgreSQL wire protocol.
 std::string message(char type, const std::string& body) {

@@ -3,8 +3,8 @@
 #pragma once
 
 #include "protocol/model.hpp"
+#include "support/database_fixture.hpp"
 #include "support/policies.hpp"
-#include "support/test_database.hpp"
 
 #include <string>
 #include <tuple>
@@ -17,9 +17,7 @@ inline constexpr micros one_second = 1'000'000;
 // (step, loop, seconds after t0 the delivery was created) of each delivery, in order.
 using fired = std::vector<std::tuple<int, int, micros>>;
 
-struct ladder_fixture {
-  test_database db;
-  int64_t org;
+struct ladder_fixture : database_fixture {
   ladder_fixture() {
     db.provision(ladder_org());
     org = db.org_id("acme");
@@ -34,11 +32,9 @@ struct ladder_fixture {
                        (r.int64(i, 2) - t0) / one_second);
     return out;
   }
-  int64_t count(const std::string& sql, int64_t id) {
-    return db.sql().query(sql, id).int64(0, 0);
-  }
-  std::string status(int64_t id) {
-    return db.sql().query("SELECT status FROM incident WHERE id = $1", id).str(0, 0);
+  // The node that holds incident `id`, as the database records it.
+  std::string owner(int64_t id) {
+    return db.sql().query("SELECT owner FROM incident WHERE id = $1", id).str(0, 0);
   }
 };
 

@@ -1,9 +1,9 @@
 #include "support/served_belay.hpp"
 
+#include <catch2/catch.hpp>
 #include <cstdio>
 #include <fstream>
 #include <stdexcept>
-#include <thread>
 #include <unistd.h>
 
 namespace belay::test {
@@ -33,14 +33,14 @@ std::string two_orgs() {
   return R"({"orgs":[)" + org("alpha") + "," + org("beta") + "]}";
 }
 
-temp_file::temp_file(const std::string& json) {
+temp_file::temp_file(const std::string& text) {
   char name[] = "/tmp/belay-provision-XXXXXX.json";
   int fd = mkstemps(name, 5);
   if (fd < 0)
     throw std::runtime_error("cannot create a temporary provisioning file");
   close(fd);
   path_ = name;
-  std::ofstream{path_} << json;
+  std::ofstream{path_} << text;
 }
 
 temp_file::~temp_file() {
@@ -92,15 +92,25 @@ reply served_belay::get(const std::string& path, const std::string& key, int nod
 
 reply served_belay::trigger(const std::string& dedup_key, const std::string& key,
                             int node) {
-  return post(
-      "/api/v1/incidents",
-      R"({"dedupKey":")" + dedup_key + R"(","title":"disk full on )" + dedup_key +
-          R"(","policy":"default","severity":"warning","details":{"host":"db1"}})",
-      key, node);
+  return post("/api/v1/incidents",
+              trigger_body(dedup_key, "default",
+                           R"(,"severity":"warning","details":{"host":"db1"})",
+                           "disk full on " + dedup_key),
+              key, node);
 }
 
-int64_t served_belay::count(const std::string& sql) {
-  return db.sql().exec(sql).int64(0, 0);
+int64_t served_belay::open(const std::string& dedup_key, const std::string& policy) {
+  auto r =
+      post("/api/v1/incidents",
+           trigger_body(dedup_key, policy, "", "Disk full on " + dedup_key), "alpha-key");
+  REQUIRE(r.status == 201);
+  return id_of(r);
+}
+
+reply served_belay::enqueue(const std::string& action, const std::string& dedup_key,
+                            const std::string& more, int node) {
+  return post("/v2/enqueue", pd_event("alpha-routing", action, dedup_key, more), "",
+              node);
 }
 
 std::vector<int64_t> served_belay::row_counts() {
@@ -124,14 +134,24 @@ void served_belay::wait_settled(int64_t incident_id) {
                              nodes_.front().log());
 }
 
-bool eventually(const std::function<bool()>& done, std::chrono::milliseconds timeout) {
-  auto until = std::chrono::steady_clock::now() + timeout;
-  while (!done()) {
-    if (std::chrono::steady_clock::now() > until)
-      return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds{20});
-  }
-  return true;
+double served_belay::metric(const std::string& series, int node) {
+  auto text = get("/metrics", "", node).body;
+  auto at = text.find("\n" + series + " ");
+  return at == std::string::npos ? 0 : std::stod(text.substr(at + series.size() + 2));
+}
+
+std::string served_belay::held_status(int node) {
+  auto view = get("/api/v1/inspector", "alpha-key", node);
+  auto& incidents = view.json["incidents"];
+  return incidents.IsArray() && incidents.Size() == 1
+             ? std::string{incidents[0]["incident"]["status"].GetString()}
+             : std::string{"none held"};
+}
+
+int64_t id_of(const reply& r) {
+  REQUIRE(r.json.IsObject());
+  REQUIRE(r.json.HasMember("incident"));
+  return r.json["incident"]["id"].GetInt64();
 }
 
 namespace {

@@ -4,10 +4,10 @@
 #pragma once
 
 #include "support/belay_process.hpp"
+#include "support/bodies.hpp"
+#include "support/eventually.hpp"
 #include "support/test_database.hpp"
 
-#include <chrono>
-#include <functional>
 #include <rapidjson/document.h>
 #include <string>
 #include <vector>
@@ -20,10 +20,10 @@ namespace belay::test {
 // integration "<org>-am".
 std::string two_orgs();
 
-// Writes `json` to a fresh temporary file, removed on destruction.
+// Writes `text` to a fresh temporary file, removed on destruction.
 class temp_file {
 public:
-  explicit temp_file(const std::string& json);
+  explicit temp_file(const std::string& text);
   ~temp_file();
   temp_file(const temp_file&) = delete;
   temp_file& operator=(const temp_file&) = delete;
@@ -54,16 +54,27 @@ public:
   // The native trigger: POST /api/v1/incidents with the default policy.
   reply trigger(const std::string& dedup_key, const std::string& key = "alpha-key",
                 int node = 0);
+  // Triggers `dedup_key` as alpha under `policy`, titled "Disk full on <dedup_key>"; the
+  // trigger must open a new incident. Its id.
+  int64_t open(const std::string& dedup_key, const std::string& policy);
+  // A PagerDuty event through alpha's events integration (test::pd_event).
+  reply enqueue(const std::string& action, const std::string& dedup_key,
+                const std::string& more = "", int node = 0);
   httplib::Client client(int node = 0) const { return nodes_.at(node).client(); }
   const belay_process& process(int node = 0) const { return nodes_.at(node); }
   belay_process& process(int node = 0) { return nodes_.at(node); }
 
   // Rows in incident, timeline and delivery: what any write would change.
   std::vector<int64_t> row_counts();
-  int64_t count(const std::string& sql);
+  int64_t count(const std::string& sql) { return db.count(sql); }
   // Waits until the incident's first ladder step has fired and its deliveries to the log
   // channel went out, so that nothing about it changes on its own for a day.
   void wait_settled(int64_t incident_id);
+  // The value of one series in the node's /metrics, 0 when absent.
+  double metric(const std::string& series, int node = 0);
+  // The status of the one incident of alpha's the node holds, as its inspector shows it,
+  // or "none held".
+  std::string held_status(int node = 0);
 
 private:
   temp_file file_;
@@ -73,9 +84,8 @@ private:
 // The body parsed as JSON (a null document when it is not JSON).
 reply to_reply(const httplib::Result& r);
 
-// Polls `done` every 20 ms until it holds or `timeout` passed.
-bool eventually(const std::function<bool()>& done,
-                std::chrono::milliseconds timeout = std::chrono::seconds{10});
+// The id of the incident an answer shows ({"incident":{"id":…}}).
+int64_t id_of(const reply& r);
 
 // The error code of {"error":{"code":…}}, or "" when the body is not that shape.
 std::string error_code(const reply& r);

@@ -3,10 +3,9 @@
 #include "protocol/provisioning.hpp"
 #include "storage/migrate.hpp"
 #include "storage/provision.hpp"
+#include "support/shell.hpp"
 
-#include <array>
 #include <atomic>
-#include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <random>
@@ -63,18 +62,14 @@ int64_t test_database::org_id(const std::string& name) {
   return r.int64(0, 0);
 }
 
+std::string test_database::incident_status(int64_t id) {
+  return conn_->query("SELECT status FROM incident WHERE id = $1", id).str(0, 0);
+}
+
 std::string test_database::dump() const {
   auto command = "/usr/lib/postgresql/15/bin/pg_dump --no-owner -n " + schema_ +
                  " -d \"" + cluster_url() + "\" 2>&1";
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe{popen(command.c_str(), "r"), pclose};
-  if (!pipe)
-    throw std::runtime_error("cannot run pg_dump");
-  std::string out;
-  std::array<char, 65536> buf{};
-  size_t n = 0;
-  while ((n = fread(buf.data(), 1, buf.size(), pipe.get())) > 0)
-    out.append(buf.data(), n);
-  return out;
+  return run_command(command).output;
 }
 
 } // namespace belay::test

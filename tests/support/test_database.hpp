@@ -22,6 +22,12 @@ public:
   // Applies a provisioning document given as JSON text; fails the test if invalid.
   void provision(const std::string& json);
   int64_t org_id(const std::string& name);
+  // The one number a query returns (a count, an id, a step), `args` bound to $1, $2, ….
+  template <class... Ts> int64_t count(const std::string& sql, const Ts&... args) {
+    return conn_->query(sql, args...).int64(0, 0);
+  }
+  // The status incident `id` has in the database.
+  std::string incident_status(int64_t id);
   // pg_dump of this schema, as text (with pg_dump's own errors): what a stolen backup
   // would hold.
   std::string dump() const;

@@ -36,6 +36,8 @@ public:
   transition_reply ack(int64_t org, int64_t id, const std::string& by = "alice");
   transition_reply resolve(int64_t org, int64_t id, const std::string& by = "bob");
   size_t adopt();
+  // What the registry holds and has done so far.
+  registry_stats stats() { return ask<registry_stats>(n.registry, atom::stats_v); }
 
   // Sends a request from a short-lived actor on the test scheduler, runs the
   // scheduler until everything settles, and returns the answer.

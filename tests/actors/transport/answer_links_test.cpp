@@ -1,11 +1,11 @@
 // Every transport carries the way back (DESIGN.md section 11): the answer link, Slack's
 // buttons, the SMS reply line, the call's <Gather>, as the real peers receive them.
 #include "actors/transport/transport.hpp"
-#include "protocol/answer_token.hpp"
 #include "protocol/encoding.hpp"
 #include "tests/actors/transport/fixtures.hpp"
 #include "tests/support/http_sink.hpp"
 #include "tests/support/smtp_sink.hpp"
+#include "tests/support/text.hpp"
 
 #include <catch2/catch.hpp>
 #include <rapidjson/document.h>
@@ -14,6 +14,7 @@ using namespace std::chrono_literals;
 using namespace belay;
 using namespace belay::transport;
 using namespace belay::transport::testing;
+using belay::test::contains;
 
 namespace {
 
@@ -28,39 +29,7 @@ page linked_page(const std::string& channel, const std::string& target) {
   return p;
 }
 
-channel_config twilio(const std::string& type, const test::http_sink& sink) {
-  auto c = make_channel("lead-" + type, type, sink.url("/"));
-  c.account = "AC0123";
-  c.secret = "token";
-  c.from = "+15550001111";
-  return c;
-}
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
 } // namespace
-
-TEST_CASE("with_answer: one token per delivery, valid for 7 days from the given now") {
-  auto p = linked_page("ops-hook", "primary");
-  CHECK(p.delivery_id == 9001);
-  CHECK(p.answer_url == "https://belay.example/a/" + p.answer_token);
-  CHECK(p.voice_url ==
-        "https://belay.example/api/v1/integrations/twilio/voice?t=" + p.answer_token);
-  const auto week = protocol::answer_token_validity;
-  CHECK(protocol::verify_answer_token(links.signing_secret, p.answer_token,
-                                      paged_at + week - 1) == 9001);
-  CHECK_FALSE(protocol::verify_answer_token(links.signing_secret, p.answer_token,
-                                            paged_at + week));
-
-  page unsigned_page = sample_page("ops-hook", "primary");
-  delivery_record d;
-  d.id = 9001;
-  with_answer(unsigned_page, {"https://belay.example", ""}, d, paged_at);
-  CHECK(unsigned_page.answer_url.empty());
-  CHECK(webhook_body(unsigned_page).find("ackUrl") == std::string::npos);
-}
 
 TEST_CASE("webhook: the body carries ackUrl") {
   test::http_sink sink;
@@ -97,7 +66,8 @@ TEST_CASE(
 TEST_CASE("sms: the text ends with the reply line and the link") {
   test::http_sink sink;
   auto p = linked_page("lead-sms", "+15559998888");
-  REQUIRE(send(twilio("sms", sink), p).result == outcome::sent);
+  REQUIRE(send(twilio_channel("sms", sink.url("/"), "AC0123", "token"), p).result ==
+          outcome::sent);
   auto body = form_fields(sink.requests().at(0).body)["Body"];
   const std::string tail = "\nReply 1 to acknowledge, 2 to resolve\n" + p.answer_url;
   REQUIRE(body.size() > tail.size());
@@ -107,7 +77,8 @@ TEST_CASE("sms: the text ends with the reply line and the link") {
 TEST_CASE("voice: the call gathers one key and posts it to the voice callback") {
   test::http_sink sink;
   auto p = linked_page("lead-voice", "+15559998888");
-  REQUIRE(send(twilio("voice", sink), p).result == outcome::sent);
+  REQUIRE(send(twilio_channel("voice", sink.url("/"), "AC0123", "token"), p).result ==
+          outcome::sent);
   auto twiml = form_fields(sink.requests().at(0).body)["Twiml"];
   CHECK(contains(twiml, "<Gather numDigits=\"1\" action=\"" +
                             std::string{"https://belay.example/api/v1/integrations/"

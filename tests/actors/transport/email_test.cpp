@@ -47,21 +47,6 @@ TEST_CASE("email: the message arrives with subject, Message-ID and envelope") {
   CHECK(mail.body().find("step 2") != std::string::npos);
 }
 
-TEST_CASE("email: the Message-ID is the idempotency key, the same on every attempt") {
-  auto p = mail_page();
-  auto first = email_message_id(p);
-  p.attempt = 4;
-
-  CHECK(email_message_id(p) == first);
-  p.idempotency_key = "7:1:0:mail:ops";
-  CHECK(email_message_id(p) == "7.1.0.mail.ops@belay");
-  // '@', spaces and '=' would break or blur the id: they are written =XX.
-  p.idempotency_key = "7:1:0:mail:a b=c@d";
-  CHECK(email_message_id(p) == "7.1.0.mail.a=20b=3Dc=40d@belay");
-  p.idempotency_key = "7:1:0:mail:";
-  CHECK(email_message_id(p) == "7.1.0.mail=2E@belay");
-}
-
 TEST_CASE("email: a non-ASCII title is sent as an RFC 2047 encoded subject") {
   test::smtp_sink sink;
   auto p = mail_page();

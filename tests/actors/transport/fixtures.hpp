@@ -1,11 +1,10 @@
-// Pages, channels and small decoders shared by the transport tests.
+// Pages and channels shared by the transport tests.
 #pragma once
 
 #include "actors/transport/transport.hpp"
+#include "tests/support/form.hpp"
 
 #include <arpa/inet.h>
-#include <cstdlib>
-#include <map>
 #include <netinet/in.h>
 #include <string>
 #include <sys/socket.h>
@@ -48,6 +47,18 @@ inline channel_config make_channel(const std::string& name, const std::string& t
   return c;
 }
 
+// Channel "lead-<type>" of Twilio kind `type` ("sms" or "voice"), sending from
+// +15550001111 with these credentials.
+inline channel_config twilio_channel(const std::string& type, const std::string& url,
+                                     const std::string& account,
+                                     const std::string& secret) {
+  auto c = make_channel("lead-" + type, type, url);
+  c.account = account;
+  c.secret = secret;
+  c.from = "+15550001111";
+  return c;
+}
+
 // A loopback port with nothing listening on it (bound, read, released).
 inline int closed_port() {
   int fd = ::socket(AF_INET, SOCK_STREAM, 0);
@@ -61,36 +72,6 @@ inline int closed_port() {
   return ntohs(address.sin_port);
 }
 
-// application/x-www-form-urlencoded -> fields (last one wins).
-inline std::map<std::string, std::string> form_fields(const std::string& body) {
-  auto decode = [](const std::string& text) {
-    std::string out;
-    for (size_t i = 0; i < text.size(); ++i) {
-      if (text[i] == '+') {
-        out += ' ';
-      } else if (text[i] == '%' && i + 2 < text.size()) {
-        out += static_cast<char>(std::strtol(text.substr(i + 1, 2).c_str(), nullptr, 16));
-        i += 2;
-      } else {
-        out += text[i];
-      }
-    }
-    return out;
-  };
-  std::map<std::string, std::string> fields;
-  size_t begin = 0;
-  while (begin <= body.size()) {
-    auto end = body.find('&', begin);
-    if (end == std::string::npos)
-      end = body.size();
-    auto pair = body.substr(begin, end - begin);
-    auto eq = pair.find('=');
-    if (!pair.empty())
-      fields[decode(pair.substr(0, eq))] =
-          eq == std::string::npos ? "" : decode(pair.substr(eq + 1));
-    begin = end + 1;
-  }
-  return fields;
-}
+using belay::test::form_fields;
 
 } // namespace belay::transport::testing

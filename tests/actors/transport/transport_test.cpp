@@ -41,13 +41,3 @@ TEST_CASE("an unknown channel type is permanent") {
   CHECK(r.result == outcome::permanent);
   CHECK(r.error == "unknown channel type 'pigeon'");
 }
-
-TEST_CASE("the webhook body is the same bytes for the same page") {
-  auto p = sample_page("ops-hook", "primary");
-
-  CHECK(webhook_body(p) == webhook_body(p));
-  CHECK(webhook_body(p) ==
-        R"({"id":42,"dedupKey":"disk-full/db-1","title":"Disk full on db-1",)"
-        R"("severity":"critical","status":"OPEN","loop":0,"step":1,"target":"primary",)"
-        R"("attempt":2})");
-}

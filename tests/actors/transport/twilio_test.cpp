@@ -16,14 +16,6 @@ const std::string auth_token = "twilio-auth-token-42";
 // base64("AC0123456789:twilio-auth-token-42")
 const std::string basic_auth = "Basic QUMwMTIzNDU2Nzg5OnR3aWxpby1hdXRoLXRva2VuLTQy";
 
-channel_config twilio(const std::string& type, const test::http_sink& sink) {
-  auto c = make_channel("lead-" + type, type, sink.url("/"));
-  c.account = account;
-  c.secret = auth_token;
-  c.from = "+15550001111";
-  return c;
-}
-
 } // namespace
 
 TEST_CASE("sms: posts To, From and Body to the Messages resource with basic auth") {
@@ -31,7 +23,7 @@ TEST_CASE("sms: posts To, From and Body to the Messages resource with basic auth
   sink.set_default_status(201);
   auto p = sample_page("lead-sms", "+15559998888");
 
-  auto r = send(twilio("sms", sink), p);
+  auto r = send(twilio_channel("sms", sink.url("/"), account, auth_token), p);
 
   CHECK(r.result == outcome::sent);
   CHECK(r.http_status == 201);
@@ -56,7 +48,7 @@ TEST_CASE("voice: posts To, From and TwiML to the Calls resource with basic auth
   auto p = sample_page("lead-voice", "+15559998888");
   p.incident.title = "R&D <db-1> down";
 
-  auto r = send(twilio("voice", sink), p);
+  auto r = send(twilio_channel("voice", sink.url("/"), account, auth_token), p);
 
   CHECK(r.result == outcome::sent);
   REQUIRE(sink.count() == 1);
@@ -74,7 +66,7 @@ TEST_CASE("voice: posts To, From and TwiML to the Calls resource with basic auth
 
 TEST_CASE("sms: a base URL with a path and a trailing slash is joined cleanly") {
   test::http_sink sink;
-  auto c = twilio("sms", sink);
+  auto c = twilio_channel("sms", sink.url("/"), account, auth_token);
   c.url = sink.url("/twilio/");
 
   REQUIRE(send(c, sample_page("lead-sms", "+15559998888")).result == outcome::sent);
@@ -88,16 +80,20 @@ TEST_CASE("sms: Twilio's 400 is permanent, 429 and 503 are retried") {
   sink.script({400, 429, 503});
   auto p = sample_page("lead-sms", "+15559998888");
 
-  CHECK(send(twilio("sms", sink), p).result == outcome::permanent);
-  CHECK(send(twilio("sms", sink), p).result == outcome::retry);
-  CHECK(send(twilio("sms", sink), p).result == outcome::retry);
+  CHECK(send(twilio_channel("sms", sink.url("/"), account, auth_token), p).result ==
+        outcome::permanent);
+  CHECK(send(twilio_channel("sms", sink.url("/"), account, auth_token), p).result ==
+        outcome::retry);
+  CHECK(send(twilio_channel("sms", sink.url("/"), account, auth_token), p).result ==
+        outcome::retry);
 }
 
 TEST_CASE("sms: the auth token never appears in an error") {
   test::http_sink sink;
   sink.script_response(test::sink_response{401, 0ms, "bad credentials " + auth_token});
 
-  auto r = send(twilio("sms", sink), sample_page("lead-sms", "+15559998888"));
+  auto r = send(twilio_channel("sms", sink.url("/"), account, auth_token),
+                sample_page("lead-sms", "+15559998888"));
 
   CHECK(r.result == outcome::permanent);
   CHECK(r.error.find("HTTP 401 from twilio sms") == 0);
@@ -107,7 +103,7 @@ TEST_CASE("sms: the auth token never appears in an error") {
 TEST_CASE("sms and voice: a channel without account SID is permanent, not sent") {
   test::http_sink sink;
   for (const char* type : {"sms", "voice"}) {
-    auto c = twilio(type, sink);
+    auto c = twilio_channel(type, sink.url("/"), account, auth_token);
     c.account.clear();
     auto r = send(c, sample_page("lead", "+15559998888"));
     CHECK(r.result == outcome::permanent);
@@ -118,7 +114,7 @@ TEST_CASE("sms and voice: a channel without account SID is permanent, not sent")
 
 TEST_CASE("sms: a non-http API base is refused") {
   test::http_sink sink;
-  auto c = twilio("sms", sink);
+  auto c = twilio_channel("sms", sink.url("/"), account, auth_token);
   c.url = "file:///tmp/twilio";
 
   auto r = send(c, sample_page("lead-sms", "+15559998888"));

@@ -1,5 +1,6 @@
 #include "actors/transport/transport.hpp"
 #include "protocol/hash.hpp"
+#include "protocol/webhook.hpp"
 #include "tests/actors/transport/fixtures.hpp"
 #include "tests/support/http_sink.hpp"
 

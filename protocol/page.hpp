@@ -1,0 +1,62 @@
+// A page as every renderer takes it: the incident, where it is in its ladder, whom it
+// goes to, and (DESIGN.md section 11) the way back. Plain data: the channel actor
+// fills it from a claimed delivery, a renderer of protocol/ turns it into a channel's
+// text, and a transport only sends those bytes.
+//
+// Room for bundles (one message for several incidents): a bundle is one more member (the
+// incidents with their own links, how many, one link answering all) and one more
+// page_kind, which every renderer's switch must then handle (-Wswitch).
+#pragma once
+
+#include "protocol/model.hpp"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace belay::protocol {
+
+struct page {
+  std::string idempotency_key; // "<incident id>:<loop>:<step>:<channel>:<target>",
+                               // identical on every attempt
+  std::string target; // recipient: slack channel name / email address / phone number /
+                      // free text for webhook
+  incident_record incident;
+  int loop = 0;
+  int step = 0;
+  int attempt = 1;
+  // Set by with_answer(): the delivery, its answer token, <public url>/a/<token>, and
+  // where a call's <Gather> posts. The link is empty when the node has no signing
+  // secret: the page then carries no way back.
+  int64_t delivery_id = 0;
+  // A status update rather than a page: "acknowledged" or "resolved".
+  std::string update{};
+  std::string answer_token{};
+  std::string answer_url{};
+  std::string voice_url{};
+};
+
+// What a renderer writes: a status update; a page with its way back (link, buttons,
+// reply line, <Gather>); or a page without one.
+enum class page_kind { status_update, answerable, plain };
+page_kind kind_of(const page& p);
+
+// What a node needs to put the way back into its pages.
+struct answer_links {
+  std::string public_url;     // the base of every link (--public-url)
+  std::string signing_secret; // signs the tokens; never logged
+};
+
+// Gives `p` what its delivery adds to the page: its id, whether it is a status update,
+// and (pages only) the delivery's token, valid for 7 days from `now` (the actor system's
+// clock), with the links made from it.
+void with_answer(page& p, const answer_links& links, const delivery_record& delivery,
+                 micros now);
+
+// <public url>/a/<token>, a trailing '/' of the public URL not doubled.
+std::string answer_url(std::string_view public_url, std::string_view token);
+// <public url>/api/v1/integrations/twilio/voice?t=<token>: where the call's <Gather>
+// posts, and the URL its X-Twilio-Signature covers.
+std::string twilio_voice_url(std::string_view public_url, std::string_view token);
+
+} // namespace belay::protocol

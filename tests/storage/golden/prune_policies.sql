@@ -1,0 +1,3 @@
+
+DELETE FROM policy WHERE org_id = $1 AND NOT (name = ANY($2::text[]))
+RETURNING name
