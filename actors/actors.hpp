@@ -124,7 +124,7 @@ using dispatcher_actor = caf::typed_actor<
 using heartbeat_actor = caf::typed_actor<
     // A ping of (org, monitor), answered once committed: ok, or not_found when the
     // monitor is gone.
-    caf::replies_to<atom::heartbeat, int64_t, int64_t, ping_kind>::with<reply_code>,
+    caf::replies_to<atom::ping, int64_t, int64_t, ping_kind>::with<reply_code>,
     // Timer: the earliest deadline may have come (stale generations are dropped).
     caf::reacts_to<atom::fire_tick, uint64_t>,
     // Timer: take monitors nobody holds, read changed ones again, drop those gone, and

@@ -1,15 +1,16 @@
 // What a message names, without what it holds: every atom (one per meaning, grouped by
-// purpose), declarations of the types messages carry, and the actor handles'
-// names. actors/actors.hpp builds the typed interfaces on these; a file that sends or
-// handles a message includes the headers of the types it touches itself.
+// purpose) and declarations of the types messages carry. actors/actors.hpp builds the
+// typed handles on these; a file that sends or handles a message includes the headers
+// of the types it touches itself.
 //
 // Message types are registered with CAF_ALLOW_UNSAFE_MESSAGE_TYPE rather than
 // CAF_ADD_TYPE_ID: in CAF 0.17, add_message_types() wants every type in the block to be
 // serializable (an inspect() overload each), and belay's messages never leave the
 // process. Neither needs a complete type.
 //
-// CAF 0.17 atoms: the text is at most ten characters, and two atoms with the same text
-// are the same type, CAF's own included (join, flush, ping, tick... are taken).
+// CAF 0.17 atoms: the text is at most ten characters. A storage operation's atom is
+// named after the storage:: function it runs; what an actor sends itself to be done
+// later has an atom of its own (fire_tick, never fire_steps).
 #pragma once
 
 // Defined, not declared: a handle whose messages carry std::optional<T> needs T complete
@@ -83,10 +84,10 @@ struct send_result;
 } // namespace transport
 
 // actors/
-struct wall_clock;      // clock.hpp
-struct deps;            // deps.hpp
-struct trigger_owner;   // trigger_lane.hpp
-class trigger_lane;     // trigger_lane.hpp
+struct wall_clock;    // clock.hpp
+struct deps;          // deps.hpp
+struct trigger_owner; // trigger_lane.hpp
+class trigger_lane;   // trigger_lane.hpp
 
 } // namespace belay
 
@@ -114,8 +115,8 @@ CAF_ADD_ATOM(belay, belay::atom, reload, "reload")
 CAF_ADD_ATOM(belay, belay::atom, replay, "replay")
 CAF_ADD_ATOM(belay, belay::atom, send, "send")
 
-// Heartbeat monitors.
-CAF_ADD_ATOM(belay, belay::atom, heartbeat, "heartbeat")
+// Heartbeat monitors: a ping of one.
+CAF_ADD_ATOM(belay, belay::atom, ping, "ping")
 
 // Timers: what an actor sends itself, to be done later.
 CAF_ADD_ATOM(belay, belay::atom, fire_tick, "fire_tick")
@@ -137,7 +138,7 @@ CAF_ADD_ATOM(belay, belay::atom, children, "children")
 CAF_ADD_ATOM(belay, belay::atom, watch, "watch")
 
 // Storage operations, one per row of actors/storage_operations.def.
-#define BELAY_STORAGE_OPERATION(name, text, lane, function, signature)                  \
+#define BELAY_STORAGE_OPERATION(name, text, lane, function, signature)                   \
   CAF_ADD_ATOM(belay, belay::atom, name, text)
 #include "actors/storage_operations.def"
 #undef BELAY_STORAGE_OPERATION

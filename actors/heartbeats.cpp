@@ -148,8 +148,8 @@ void settle(self_ptr self, const heartbeat_record& row, std::string pending) {
   change.id = row.id;
   change.step = storage::heartbeat_step::settle;
   change.pending = pending;
-  self->request(self->state.d.storage, self->state.d.request_timeout, atom::change_heartbeat_v,
-                std::move(change))
+  self->request(self->state.d.storage, self->state.d.request_timeout,
+                atom::change_heartbeat_v, std::move(change))
       .then(
           [self, row, pending](storage::heartbeat_changed& r) {
             self->state.effects.erase({row.id, pending});
@@ -198,7 +198,8 @@ void decide(self_ptr self, int64_t id, micros at) {
                    std::chrono::duration_cast<std::chrono::microseconds>(st.d.db_retry)
                        .count());
   };
-  self->request(st.d.storage, st.d.request_timeout, atom::change_heartbeat_v, std::move(change))
+  self->request(st.d.storage, st.d.request_timeout, atom::change_heartbeat_v,
+                std::move(change))
       .then(
           [self, id, version = m.row.version,
            retry_later](storage::heartbeat_changed& r) {
@@ -253,7 +254,8 @@ void write_pings(self_ptr self) {
     promises.push_back(std::move(st.queued[i].promise));
   }
   st.queued.erase(st.queued.begin(), st.queued.begin() + static_cast<ptrdiff_t>(n));
-  self->request(st.d.storage, st.d.request_timeout, atom::record_pings_v, std::move(pings))
+  self->request(st.d.storage, st.d.request_timeout, atom::record_pings_v,
+                std::move(pings))
       .then(
           [self, promises](std::vector<std::optional<heartbeat_record>>& rows) mutable {
             for (size_t i = 0; i < promises.size(); ++i)
@@ -317,7 +319,7 @@ heartbeats(heartbeat_actor::stateful_pointer<heartbeats_state> self, deps d,
   self->state.lane = std::move(lane);
   self->send(self, atom::sweep_tick_v); // take this node's monitors at once
   return {
-      [self](atom::heartbeat, int64_t org, int64_t id,
+      [self](atom::ping, int64_t org, int64_t id,
              ping_kind kind) -> caf::result<reply_code> {
         auto rp = self->make_response_promise<reply_code>();
         self->state.queued.push_back({{org, id, kind, now(self)}, rp});

@@ -38,7 +38,7 @@ void ping(api& a, const httplib::Request& req, httplib::Response& res) {
   auto p = pinged(a, req, res);
   if (!p)
     return;
-  auto code = ask<reply_code>(a, a.heartbeats, res, atom::heartbeat_v, p->first.org_id,
+  auto code = ask<reply_code>(a, a.heartbeats, res, atom::ping_v, p->first.org_id,
                               p->first.id, p->second);
   if (!code)
     return;

@@ -175,7 +175,7 @@ bool ping_watchdog(api& a, httplib::Response& res,
     return true;
   alerts.erase(std::remove_if(alerts.begin(), alerts.end(), watchdog), alerts.end());
   counts.ignored += static_cast<int>(firing);
-  return ask<reply_code>(a, a.heartbeats, res, atom::heartbeat_v, integration.org_id,
+  return ask<reply_code>(a, a.heartbeats, res, atom::ping_v, integration.org_id,
                          integration.heartbeat_id, ping_kind::success)
       .has_value();
 }
