@@ -14,7 +14,9 @@
 //   reply(arguments) the message as CAF sees it: its arguments and the reply
 //
 // The table is included where each of those is made, with BELAY_STORAGE_OPERATION
-// defined for the purpose; types it names need only be declared (actors/fwd.hpp).
+// defined for the purpose; types it names need only be declared (actors/fwd.hpp, with
+// CAF_ALLOW_UNSAFE_MESSAGE_TYPE for a type new to messages). The storage actors see
+// them whole through actors/storage_functions.hpp, which lists the storage headers.
 #pragma once
 
 #include <caf/replies_to.hpp>

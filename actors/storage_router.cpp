@@ -1,11 +1,7 @@
 #include "actors/storage_router.hpp"
 
+#include "actors/storage_functions.hpp"
 #include "actors/storage_worker.hpp"
-#include "storage/deliveries.hpp"
-#include "storage/heartbeats.hpp"
-#include "storage/incidents.hpp"
-#include "storage/maintenance.hpp"
-#include "storage/schedules.hpp"
 
 #include <caf/actor_system.hpp>
 #include <caf/event_based_actor.hpp>
@@ -62,7 +58,8 @@ storage_worker_actor worker_for(router_ptr self, lane::incident, uint64_t shard,
   return self->state.lane.worker_for(shard);
 }
 template <class Item>
-storage_worker_actor worker_for(router_ptr self, lane::steps, uint64_t shard, const Item&) {
+storage_worker_actor worker_for(router_ptr self, lane::steps, uint64_t shard,
+                                const Item&) {
   return self->state.lane.worker_for(shard);
 }
 template <class... Args>
@@ -91,9 +88,9 @@ struct operation_handler<Lane, Atom, Reply(Args...)> {
 
 } // namespace
 
-storage_router_actor::behavior_type storage_router(router_ptr self, std::string url,
-                                                   bool detached, trigger_lane lane,
-                                                   std::vector<storage_worker_actor> others) {
+storage_router_actor::behavior_type
+storage_router(router_ptr self, std::string url, bool detached, trigger_lane lane,
+               std::vector<storage_worker_actor> others) {
   auto& st = self->state;
   st.url = std::move(url);
   st.detached = detached;

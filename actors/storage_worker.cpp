@@ -1,12 +1,8 @@
 #include "actors/storage_worker.hpp"
 
 #include "actors/metrics.hpp"
+#include "actors/storage_functions.hpp"
 #include "storage/db.hpp"
-#include "storage/deliveries.hpp"
-#include "storage/heartbeats.hpp"
-#include "storage/incidents.hpp"
-#include "storage/maintenance.hpp"
-#include "storage/schedules.hpp"
 
 #include <caf/actor_system.hpp>
 #include <caf/event_based_actor.hpp>
@@ -19,18 +15,6 @@ namespace belay {
 namespace {
 
 using worker_ptr = storage_worker_actor::stateful_pointer<storage_worker_state>;
-
-// How long a trigger mark is kept once written: far longer than any read-back waits.
-constexpr micros trigger_mark_lifetime = 600'000'000;
-
-// The orphan sweep's row: stale trigger marks and resolved incidents past retention
-// go in the same transaction as the adoption of orphans.
-std::vector<storage::held_incident> sweep_orphans(storage::connection& c,
-                                                  const storage::orphan_sweep& sweep) {
-  storage::prune_trigger_marks(c, sweep.now - trigger_mark_lifetime);
-  storage::sweep_retention(c, sweep);
-  return storage::adopt_orphans(c, sweep);
-}
 
 // Answers each request of `q` with its result, once its statement committed.
 template <class Item, class Result>
@@ -283,10 +267,10 @@ caf::result<Reply> enqueue(worker_ptr self, Operation op) {
 // A row's function with the message's arguments, on its own within the next batch.
 template <class Reply, class Function, class... Args>
 caf::result<Reply> run_later(worker_ptr self, Function function, Args&... args) {
-  return enqueue<Reply>(
-      self, [function, args = std::make_tuple(std::move(args)...)](storage::connection& c) {
-        return std::apply([&](const auto&... xs) { return function(c, xs...); }, args);
-      });
+  return enqueue<Reply>(self, [function, args = std::make_tuple(std::move(args)...)](
+                                  storage::connection& c) {
+    return std::apply([&](const auto&... xs) { return function(c, xs...); }, args);
+  });
 }
 
 // A row's item, written with the others of its lane by one call of its function.
@@ -314,7 +298,8 @@ caf::result<Reply> queue(worker_ptr self, lane::steps lane, Function f, uint64_t
   return join_statement(self, lane, f, step);
 }
 template <class Reply, class Function, class Item>
-caf::result<Reply> queue(worker_ptr self, lane::outcomes lane, Function f, Item& outcome) {
+caf::result<Reply> queue(worker_ptr self, lane::outcomes lane, Function f,
+                         Item& outcome) {
   return join_statement(self, lane, f, outcome);
 }
 
@@ -355,7 +340,9 @@ storage_worker_actor::behavior_type storage_worker(worker_ptr self, std::string 
   operation_handler<lane::lane_name, atom::atom_name, signature>::make(self, function),
 #include "actors/storage_operations.def"
 #undef BELAY_STORAGE_OPERATION
-      [self](atom::join_lane, trigger_owner& owner) { self->state.owner = std::move(owner); },
+      [self](atom::join_lane, trigger_owner& owner) {
+        self->state.owner = std::move(owner);
+      },
       [self](atom::trigger, trigger_command& cmd) -> caf::result<trigger_reply> {
         auto& st = self->state;
         if (!st.owner) // start_node joins every worker of the lane before it returns

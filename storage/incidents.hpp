@@ -244,4 +244,8 @@ size_t delete_resolved_before(connection& c, micros resolved_before, int batch);
 // The sweep's retention pass, if it asks for one.
 size_t sweep_retention(connection& c, const orphan_sweep& sweep);
 
+// One whole pass of the orphan sweep: stale trigger marks and resolved incidents past
+// retention go in the same transaction as the adoption of orphans (adopt_orphans).
+std::vector<held_incident> sweep_orphans(connection& c, const orphan_sweep& sweep);
+
 } // namespace belay::storage
