@@ -1,14 +1,9 @@
 // The HTTP layer: cpp-httplib threads; each handler parses with protocol/, asks an
 // actor (or reads storage) and renders with protocol/.
 //
-// HTTP and storage: reads go straight to storage through the pool (`db`). A write goes
-// through the actor that owns the state it changes: acknowledges and resolves through
-// the registry, triggers through the trigger lane (which writes them for the registry
-// and tells it first), dead-letter replays through the dispatcher, heartbeat pings
-// through the heartbeat holder. Rows no actor holds in memory (maintenance windows,
-// schedule overrides, change events) are written here directly, each in one statement:
-// every reader reads them from the database when it needs them. Provisioning is applied
-// at start, before the node serves (http/main.cpp).
+// HTTP and storage (docs/architecture.md, the rule for HTTP → storage calls): reads go
+// straight to storage through the pool (`db`); a write goes through the actor that owns
+// the state it changes, except the rows no actor holds in memory that the rule lists.
 #pragma once
 
 #include "actors/actors.hpp"
