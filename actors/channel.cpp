@@ -75,7 +75,8 @@ void note_outcome(self_ptr self, const storage::claimed_delivery& cd,
     auto due = out.next_attempt_at.value_or(now(self));
     st.retries[cd.delivery.id] = {cd.delivery.id, cd.delivery.incident_id,
                                   cd.delivery.target, cd.delivery.attempts + 1, due};
-    self->delayed_send(self, st.d.clock.until(due, self->clock().now()), atom::retry_tick_v);
+    self->delayed_send(self, st.d.clock.until(due, self->clock().now()),
+                       atom::retry_tick_v);
   } else if (out.status == "CANCELLED") {
     ++st.failed;
     count(self, "cancelled");
@@ -239,7 +240,8 @@ void recheck(self_ptr self, std::vector<storage::claimed_delivery> rows) {
   metrics::count(metrics::name::delivery_rechecks_total, {{"channel", st.config.name}});
   metrics::count(metrics::name::deliveries_rechecked_total, {{"channel", st.config.name}},
                  static_cast<double>(rows.size()));
-  self->request(st.d.storage, st.d.request_timeout, atom::recheck_claims_v, std::move(req))
+  self->request(st.d.storage, st.d.request_timeout, atom::recheck_claims_v,
+                std::move(req))
       .then(
           [self, rows](std::vector<storage::recheck_result>& results) mutable {
             auto& st = self->state;

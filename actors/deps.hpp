@@ -18,7 +18,7 @@ struct deps {
       dispatcher; // delivery: nudged when a step inserts deliveries; may be empty
   wall_clock clock;
   std::string node_id;
-  double lease_seconds = 30; // renewed every third of it
+  double lease_seconds = 30;       // renewed every third of it
   double orphan_sweep_seconds = 5; // how often the registry sweeps for orphans; 0: never
   // Resolved incidents older than this are deleted, a batch a minute, by the sweep
   // (DESIGN.md section 13); 0: kept for ever.

@@ -69,8 +69,8 @@ void load_channels(self_ptr self) {
     self->delayed_send(self, self->state.d.db_retry, atom::reload_v);
   };
   // Claims held under our name are from before a restart: release them first.
-  self->request(self->state.d.storage, self->state.d.request_timeout, atom::release_claims_of_v,
-                self->state.d.node_id, now(self))
+  self->request(self->state.d.storage, self->state.d.request_timeout,
+                atom::release_claims_of_v, self->state.d.node_id, now(self))
       .then(
           [self, on_error](storage::released_claims& released) {
             if (!released.empty())
@@ -96,7 +96,8 @@ void load_channels(self_ptr self) {
 void refresh_channels(self_ptr self) {
   if (!self->state.loaded)
     return; // the first load is under way, or retrying
-  self->request(self->state.d.storage, self->state.d.request_timeout, atom::load_channels_v)
+  self->request(self->state.d.storage, self->state.d.request_timeout,
+                atom::load_channels_v)
       .then([self](std::vector<channel_config>& all) { apply_channels(self, all); },
             [](caf::error& err) {
               spdlog::warn("dispatcher: cannot reload channels: {}", to_string(err));

@@ -60,7 +60,8 @@ void follow(self_ptr self, const incident_record& latest) {
 void retry_later(self_ptr self, const caf::error& err) {
   spdlog::warn("incident {}: storage error, retrying: {}", self->state.record.id,
                to_string(err));
-  self->delayed_send(self, self->state.d->db_retry, atom::fire_tick_v, self->state.generation);
+  self->delayed_send(self, self->state.d->db_retry, atom::fire_tick_v,
+                     self->state.generation);
 }
 
 // The compare-and-set failed: the database knows better than we do.
@@ -164,8 +165,8 @@ void fire(self_ptr self) {
   auto scheduled = st.record.next_fire_at.value_or(now(self));
   if (!protocol::needs_people(targets))
     return fire_with(self, protocol::expand_targets(targets, {}, scheduled));
-  self->request(st.d->storage, st.d->request_timeout, atom::load_people_v, st.record.org_id,
-                scheduled)
+  self->request(st.d->storage, st.d->request_timeout, atom::load_people_v,
+                st.record.org_id, scheduled)
       .await(
           [self, scheduled](protocol::org_people& people) {
             auto& st = self->state;

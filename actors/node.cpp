@@ -56,8 +56,8 @@ node start_node(caf::actor_system& sys, const node_options& opts, wall_clock clo
   // After the joins: its incidents go through the trigger lane.
   n.heartbeats = sys.spawn(heartbeats, n.d, n.registry, n.triggers);
   storage::listener_timing timing;
-  timing.grace = std::chrono::milliseconds{
-      static_cast<int64_t>(opts.listener_grace_seconds * 1000)};
+  timing.grace =
+      std::chrono::milliseconds{static_cast<int64_t>(opts.listener_grace_seconds * 1000)};
   if (opts.detached_io)
     n.listener = std::make_shared<storage::listener>(
         opts.database_url, storage::incident_channel,
@@ -66,8 +66,7 @@ node start_node(caf::actor_system& sys, const node_options& opts, wall_clock clo
           if (std::istringstream{payload} >> org >> id)
             caf::anon_send(registry, atom::settled_v, org, id);
         },
-        [registry = n.registry] { caf::anon_send(registry, atom::catch_up_v); },
-        timing);
+        [registry = n.registry] { caf::anon_send(registry, atom::catch_up_v); }, timing);
   return n;
 }
 

@@ -4,8 +4,7 @@
 
 namespace belay {
 
-trigger_lane::trigger_lane() : shared_(std::make_shared<shared>()) {
-}
+trigger_lane::trigger_lane() : shared_(std::make_shared<shared>()) {}
 
 trigger_lane::trigger_lane(std::vector<storage_worker_actor> workers) : trigger_lane() {
   shared_->workers = std::move(workers);

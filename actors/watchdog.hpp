@@ -20,7 +20,7 @@ struct node;
 struct watchdog_state {
   static inline const char* name = "watchdog";
   std::map<caf::actor_addr, std::string> watched; // by address, its name
-  std::function<void()> on_death;                // called once, at the first death
+  std::function<void()> on_death;                 // called once, at the first death
 };
 
 watchdog_actor::behavior_type

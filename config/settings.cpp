@@ -56,24 +56,30 @@ const std::vector<setting_info>& setting_table() {
       {"senders", "BELAY_SENDERS", text(d.senders),
        "threads of each channel making its blocking delivery calls: a hung endpoint "
        "holds its own channel's, never another's"},
-      {"db-connect-timeout-seconds", "BELAY_DB_CONNECT_TIMEOUT_SECONDS", text(d.db_connect_timeout_seconds),
+      {"db-connect-timeout-seconds", "BELAY_DB_CONNECT_TIMEOUT_SECONDS",
+       text(d.db_connect_timeout_seconds),
        "how long opening a database connection may take"},
-      {"db-statement-timeout-seconds", "BELAY_DB_STATEMENT_TIMEOUT_SECONDS", text(d.db_statement_timeout_seconds),
+      {"db-statement-timeout-seconds", "BELAY_DB_STATEMENT_TIMEOUT_SECONDS",
+       text(d.db_statement_timeout_seconds),
        "the server cancels a statement running longer; with no reply 5 s after that, "
        "belay closes the connection and settles what it sent by reading back"},
       {"db-keepalive-seconds", "BELAY_DB_KEEPALIVE_SECONDS", text(d.db_keepalive_seconds),
        "TCP keepalive idle time toward PostgreSQL (probes every 5 s, 3 of them): a "
        "vanished server is noticed within this + 15 s"},
-      {"db-acquire-timeout-seconds", "BELAY_DB_ACQUIRE_TIMEOUT_SECONDS", text(d.db_acquire_timeout_seconds),
+      {"db-acquire-timeout-seconds", "BELAY_DB_ACQUIRE_TIMEOUT_SECONDS",
+       text(d.db_acquire_timeout_seconds),
        "how long a request waits for a free pooled connection before it gets a 503"},
-      {"listener-grace-seconds", "BELAY_LISTENER_GRACE_SECONDS", text(d.listener_grace_seconds),
+      {"listener-grace-seconds", "BELAY_LISTENER_GRACE_SECONDS",
+       text(d.listener_grace_seconds),
        "the NOTIFY listener probes its connection every 5 s; no answer within this "
        "long counts as lost: it reconnects and catches up"},
-      {"http-read-timeout-seconds", "BELAY_HTTP_READ_TIMEOUT_SECONDS", text(d.http_read_timeout_seconds),
+      {"http-read-timeout-seconds", "BELAY_HTTP_READ_TIMEOUT_SECONDS",
+       text(d.http_read_timeout_seconds),
        "a client sends a request's headers within this (from its connection or its "
        "previous answer), and a request is answered within three times this (live "
        "streams excepted); slower connections are closed"},
-      {"api-rate-limit-per-minute", "BELAY_API_RATE_LIMIT_PER_MINUTE", text(d.api_rate_limit_per_minute),
+      {"api-rate-limit-per-minute", "BELAY_API_RATE_LIMIT_PER_MINUTE",
+       text(d.api_rate_limit_per_minute),
        "requests a minute per API key, on each node (a token bucket; over it 429 with "
        "Retry-After)"},
       {"allowed-target-networks", "BELAY_ALLOWED_TARGET_NETWORKS", "",

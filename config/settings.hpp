@@ -31,7 +31,8 @@ struct settings {
   double poll_seconds = node_options{}.poll_seconds;
   double orphan_sweep_seconds = node_options{}.orphan_sweep_seconds;
   int senders = static_cast<int>(node_options{}.senders);
-  double db_connect_timeout_seconds = storage::connection_limits{}.connect_timeout_seconds;
+  double db_connect_timeout_seconds =
+      storage::connection_limits{}.connect_timeout_seconds;
   double db_statement_timeout_seconds =
       storage::connection_limits{}.statement_timeout_seconds;
   int db_keepalive_seconds = storage::connection_limits{}.keepalive_idle_seconds;
@@ -39,7 +40,8 @@ struct settings {
       std::chrono::duration<double>{storage::pool::default_acquire_timeout}.count();
   double listener_grace_seconds = node_options{}.listener_grace_seconds;
   double http_read_timeout_seconds = server_options{}.read_timeout_seconds;
-  int api_rate_limit_per_minute = static_cast<int>(key_store_options{}.api_rate_per_minute);
+  int api_rate_limit_per_minute =
+      static_cast<int>(key_store_options{}.api_rate_per_minute);
   std::string allowed_target_networks; // validated CIDR list (protocol/network.hpp)
   int retention_days = static_cast<int>(node_options{}.retention_days);
   std::string public_url;     // empty: http://<listen>:<port> (public_url_of)
