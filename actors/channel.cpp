@@ -1,7 +1,9 @@
 #include "actors/channel.hpp"
 
 #include "actors/metrics.hpp"
-#include "actors/storage.hpp"
+#include "protocol/views.hpp"
+#include "storage/contacts.hpp"
+#include "storage/deliveries.hpp"
 
 #include <algorithm>
 #include <caf/actor_system.hpp>
@@ -78,7 +80,8 @@ void note_outcome(self_ptr self, const storage::claimed_delivery& cd,
     auto due = out.next_attempt_at.value_or(now(self));
     st.retries[cd.delivery.id] = {cd.delivery.id, cd.delivery.incident_id,
                                   cd.delivery.target, cd.delivery.attempts + 1, due};
-    self->delayed_send(self, st.d.clock.until(due, self->clock().now()), atom::retry_v);
+    self->delayed_send(self, st.d.clock.until(due, self->clock().now()),
+                       atom::retry_tick_v);
   } else if (out.status == "CANCELLED") {
     ++st.failed;
     count(self, "cancelled");
@@ -105,7 +108,7 @@ void settle(self_ptr self, const storage::claimed_delivery& cd,
                                   res.ambiguous, res.error};
   auto event = storage::outcome_of(cd, st.config, st.d.node_id, attempt, now(self));
   ++st.settling;
-  self->request(st.d.storage, caf::infinite, atom::outcome_v, std::move(event))
+  self->request(st.d.storage, caf::infinite, atom::record_outcomes_v, std::move(event))
       .then(
           [self, cd](storage::recorded_outcome& out) {
             --self->state.settling;
@@ -124,7 +127,7 @@ void settle(self_ptr self, const storage::claimed_delivery& cd,
             spdlog::warn("channel {}: cannot record delivery {} yet: {}", st.config.name,
                          cd.delivery.id, to_string(err));
             st.unrecorded.push_back({cd, res, until});
-            self->delayed_send(self, st.d.db_retry, atom::retry_v);
+            self->delayed_send(self, st.d.db_retry, atom::retry_tick_v);
           });
 }
 
@@ -242,7 +245,7 @@ void settle_bundle(self_ptr self, storage::claimed_bundle b,
     if (o.members.back().status != "DEAD")
       o.status = o.members.back().status; // SENT, or retried whole (PENDING)
   }
-  self->request(st.d.storage, caf::infinite, atom::bundle_outcome_v, std::move(o))
+  self->request(st.d.storage, caf::infinite, atom::record_bundle_outcome_v, std::move(o))
       .then(
           [self, b, sent = attempt.sent](std::vector<storage::recorded_outcome>& outs) {
             auto& st = self->state;
@@ -370,7 +373,7 @@ void start_bundle(self_ptr self, storage::claimed_bundle b) {
             spdlog::error("channel {}: cannot check bundle {}: {}", st.config.name, b.id,
                           to_string(err));
             st.bundles.push_front(b);
-            self->delayed_send(self, st.d.db_retry, atom::retry_v);
+            self->delayed_send(self, st.d.db_retry, atom::retry_tick_v);
           });
 }
 
@@ -389,7 +392,8 @@ void recheck(self_ptr self, std::vector<storage::claimed_delivery> rows) {
   metrics::count(metrics::name::delivery_rechecks_total, {{"channel", st.config.name}});
   metrics::count(metrics::name::deliveries_rechecked_total, {{"channel", st.config.name}},
                  static_cast<double>(rows.size()));
-  self->request(st.d.storage, st.d.request_timeout, atom::recheck_v, std::move(req))
+  self->request(st.d.storage, st.d.request_timeout, atom::recheck_claims_v,
+                std::move(req))
       .then(
           [self, rows](std::vector<storage::recheck_result>& results) mutable {
             auto& st = self->state;
@@ -422,7 +426,7 @@ void recheck(self_ptr self, std::vector<storage::claimed_delivery> rows) {
             // Back in front of the queue, checked again once storage answers.
             for (auto it = rows.rbegin(); it != rows.rend(); ++it)
               st.queue.push_front({std::move(*it), {}});
-            self->delayed_send(self, st.d.db_retry, atom::retry_v);
+            self->delayed_send(self, st.d.db_retry, atom::retry_tick_v);
           });
 }
 
@@ -523,7 +527,7 @@ void claim(self_ptr self) {
     st.claiming = false;
     st.claim_lost = true;
     spdlog::error("channel {}: claim failed: {}", st.config.name, to_string(err));
-    self->delayed_send(self, st.d.db_retry, atom::retry_v);
+    self->delayed_send(self, st.d.db_retry, atom::retry_tick_v);
   };
   if (st.config.per_contact()) {
     storage::contact_request creq{std::move(req), st.config.throttle,
@@ -545,7 +549,7 @@ void claim(self_ptr self) {
             failed);
     return;
   }
-  self->request(st.d.storage, caf::infinite, atom::claim_v, std::move(req))
+  self->request(st.d.storage, caf::infinite, atom::claim_due_v, std::move(req))
       .then(
           [self, limit](std::vector<storage::claimed_delivery>& claimed) {
             take_claimed(self, claimed, claimed.size() >= limit);
@@ -574,7 +578,7 @@ channel_actor::behavior_type channel(self_ptr self, channel_config config,
   st.d = std::move(d);
   return {
       [self](atom::nudge) { claim(self); },
-      [self](atom::retry) {
+      [self](atom::retry_tick) {
         settle_unrecorded(self);
         forget_due_retries(self);
         claim(self);

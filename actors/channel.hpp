@@ -11,6 +11,9 @@
 #pragma once
 
 #include "actors/deps.hpp"
+#include "actors/transport/transport.hpp"
+#include "protocol/views.hpp"
+#include "storage/contacts.hpp"
 
 #include <deque>
 #include <map>

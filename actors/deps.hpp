@@ -1,21 +1,24 @@
-// What every actor of a node is given at spawn time.
+// What every actor of a node is given at spawn time. The defaults here are the node's
+// (node_options and the settings take theirs from these).
 #pragma once
 
 #include "actors/actors.hpp"
 #include "actors/clock.hpp"
 
+#include <caf/timespan.hpp>
+#include <chrono>
 #include <memory>
 #include <string>
 
 namespace belay {
 
 struct deps {
-  storage_actor storage; // the storage router (actors/storage.hpp)
+  storage_actor storage; // the storage router (actors/storage_router.hpp)
   dispatcher_actor
       dispatcher; // delivery: nudged when a step inserts deliveries; may be empty
   wall_clock clock;
   std::string node_id;
-  double lease_seconds = 30;
+  double lease_seconds = 30;       // renewed every third of it
   double orphan_sweep_seconds = 5; // how often the registry sweeps for orphans; 0: never
   // Resolved incidents older than this are deleted, a batch a minute, by the sweep
   // (DESIGN.md section 13); 0: kept for ever.

@@ -1,6 +1,7 @@
 #include "actors/dispatcher.hpp"
 
 #include "actors/gather.hpp"
+#include "protocol/views.hpp"
 
 #include <caf/event_based_actor.hpp>
 #include <caf/exit_reason.hpp>
@@ -68,8 +69,8 @@ void load_channels(self_ptr self) {
     self->delayed_send(self, self->state.d.db_retry, atom::reload_v);
   };
   // Claims held under our name are from before a restart: release them first.
-  self->request(self->state.d.storage, self->state.d.request_timeout, atom::release_v,
-                self->state.d.node_id, now(self))
+  self->request(self->state.d.storage, self->state.d.request_timeout,
+                atom::release_claims_of_v, self->state.d.node_id, now(self))
       .then(
           [self, on_error](storage::released_claims& released) {
             if (!released.empty())
@@ -77,7 +78,7 @@ void load_channels(self_ptr self) {
                            "returned to the pool",
                            released.size());
             self->request(self->state.d.storage, self->state.d.request_timeout,
-                          atom::channels_v)
+                          atom::load_channels_v)
                 .then(
                     [self](std::vector<channel_config>& all) {
                       auto& st = self->state;
@@ -95,7 +96,8 @@ void load_channels(self_ptr self) {
 void refresh_channels(self_ptr self) {
   if (!self->state.loaded)
     return; // the first load is under way, or retrying
-  self->request(self->state.d.storage, self->state.d.request_timeout, atom::channels_v)
+  self->request(self->state.d.storage, self->state.d.request_timeout,
+                atom::load_channels_v)
       .then([self](std::vector<channel_config>& all) { apply_channels(self, all); },
             [](caf::error& err) {
               spdlog::warn("dispatcher: cannot reload channels: {}", to_string(err));
@@ -133,7 +135,7 @@ dispatcher_actor::behavior_type dispatcher(self_ptr self, dispatcher_options opt
     self->quit(msg.reason);
   });
   load_channels(self);
-  self->delayed_send(self, st.opts.poll_interval, atom::tick_v);
+  self->delayed_send(self, st.opts.poll_interval, atom::poll_tick_v);
   return {
       [self](atom::reload) { load_channels(self); },
       [self](atom::nudge, int64_t org, const std::string& name) {
@@ -146,10 +148,10 @@ dispatcher_actor::behavior_type dispatcher(self_ptr self, dispatcher_options opt
           spdlog::warn("dispatcher: no channel '{}' in org {}", name, org);
       },
       [self](atom::nudge_all) { nudge_all(self); },
-      [self](atom::tick) {
+      [self](atom::poll_tick) {
         refresh_channels(self);
         self->request(self->state.d.storage, self->state.d.request_timeout,
-                      atom::lapsed_v, now(self))
+                      atom::release_expired_claims_v, now(self))
             .then(
                 [self](storage::released_claims& released) {
                   for (auto& [org, name] : released)
@@ -162,13 +164,13 @@ dispatcher_actor::behavior_type dispatcher(self_ptr self, dispatcher_options opt
                   spdlog::error("dispatcher: cannot release lapsed claims: {}",
                                 to_string(err));
                 });
-        self->delayed_send(self, self->state.opts.poll_interval, atom::tick_v);
+        self->delayed_send(self, self->state.opts.poll_interval, atom::poll_tick_v);
       },
       [self](atom::replay, int64_t org,
              int64_t dead_letter) -> caf::result<storage::replay_result> {
         auto rp = self->make_response_promise<storage::replay_result>();
         self->request(self->state.d.storage, self->state.d.request_timeout,
-                      atom::replay_v, org, dead_letter, now(self))
+                      atom::replay_dead_letter_v, org, dead_letter, now(self))
             .then(
                 [self, rp, org](storage::replay_result& r) mutable {
                   if (r.code == reply_code::ok)

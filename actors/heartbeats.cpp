@@ -38,9 +38,9 @@ void arm(self_ptr self) {
   st.armed_at = first;
   auto wait = st.d.clock.until(first, self->clock().now());
   if (wait.count() == 0)
-    self->send(self, atom::fire_v, ++st.generation);
+    self->send(self, atom::fire_tick_v, ++st.generation);
   else
-    self->delayed_send(self, wait, atom::fire_v, ++st.generation);
+    self->delayed_send(self, wait, atom::fire_tick_v, ++st.generation);
 }
 
 void unschedule(self_ptr self, held_monitor& m) {
@@ -148,8 +148,8 @@ void settle(self_ptr self, const heartbeat_record& row, std::string pending) {
   change.id = row.id;
   change.step = storage::heartbeat_step::settle;
   change.pending = pending;
-  self->request(self->state.d.storage, self->state.d.request_timeout, atom::heartbeat_v,
-                std::move(change))
+  self->request(self->state.d.storage, self->state.d.request_timeout,
+                atom::change_heartbeat_v, std::move(change))
       .then(
           [self, row, pending](storage::heartbeat_changed& r) {
             self->state.effects.erase({row.id, pending});
@@ -198,7 +198,8 @@ void decide(self_ptr self, int64_t id, micros at) {
                    std::chrono::duration_cast<std::chrono::microseconds>(st.d.db_retry)
                        .count());
   };
-  self->request(st.d.storage, st.d.request_timeout, atom::heartbeat_v, std::move(change))
+  self->request(st.d.storage, st.d.request_timeout, atom::change_heartbeat_v,
+                std::move(change))
       .then(
           [self, id, version = m.row.version,
            retry_later](storage::heartbeat_changed& r) {
@@ -253,7 +254,8 @@ void write_pings(self_ptr self) {
     promises.push_back(std::move(st.queued[i].promise));
   }
   st.queued.erase(st.queued.begin(), st.queued.begin() + static_cast<ptrdiff_t>(n));
-  self->request(st.d.storage, st.d.request_timeout, atom::ping_v, std::move(pings))
+  self->request(st.d.storage, st.d.request_timeout, atom::record_pings_v,
+                std::move(pings))
       .then(
           [self, promises](std::vector<std::optional<heartbeat_record>>& rows) mutable {
             for (size_t i = 0; i < promises.size(); ++i)
@@ -289,7 +291,8 @@ void sweep(self_ptr self) {
     req.known_ids.push_back(id);
     req.known_versions.push_back(m.row.version);
   }
-  self->request(st.d.storage, st.d.request_timeout, atom::sweep_v, std::move(req))
+  self->request(st.d.storage, st.d.request_timeout, atom::sweep_heartbeats_v,
+                std::move(req))
       .then(
           [self](storage::heartbeat_holdings& h) {
             for (auto id : h.gone)
@@ -298,11 +301,11 @@ void sweep(self_ptr self) {
               hold(self, row);
               make_pending(self, row);
             }
-            self->delayed_send(self, sweep_interval(self), atom::sweep_v);
+            self->delayed_send(self, sweep_interval(self), atom::sweep_tick_v);
           },
           [self](caf::error& err) {
             spdlog::warn("heartbeats: the sweep failed: {}", to_string(err));
-            self->delayed_send(self, self->state.d.db_retry, atom::sweep_v);
+            self->delayed_send(self, self->state.d.db_retry, atom::sweep_tick_v);
           });
 }
 
@@ -314,7 +317,7 @@ heartbeats(heartbeat_actor::stateful_pointer<heartbeats_state> self, deps d,
   self->state.d = std::move(d);
   self->state.registry = std::move(registry);
   self->state.lane = std::move(lane);
-  self->send(self, atom::sweep_v); // take this node's monitors at once
+  self->send(self, atom::sweep_tick_v); // take this node's monitors at once
   return {
       [self](atom::ping, int64_t org, int64_t id,
              ping_kind kind) -> caf::result<reply_code> {
@@ -323,11 +326,11 @@ heartbeats(heartbeat_actor::stateful_pointer<heartbeats_state> self, deps d,
         write_pings(self);
         return rp;
       },
-      [self](atom::fire, uint64_t generation) {
+      [self](atom::fire_tick, uint64_t generation) {
         if (generation == self->state.generation)
           fire(self);
       },
-      [self](atom::sweep) { sweep(self); },
+      [self](atom::sweep_tick) { sweep(self); },
       [self](atom::views, int64_t org) {
         std::vector<heartbeat_record> out;
         for (auto& [id, m] : self->state.held)

@@ -21,7 +21,9 @@
 #pragma once
 
 #include "actors/deps.hpp"
-#include "actors/storage.hpp"
+#include "actors/trigger_lane.hpp"
+#include "protocol/heartbeat.hpp"
+#include "storage/heartbeats.hpp"
 
 #include <map>
 #include <set>

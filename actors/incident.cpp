@@ -1,9 +1,12 @@
 #include "actors/incident.hpp"
 
 #include "actors/metrics.hpp"
-#include "actors/storage.hpp"
+#include "actors/trigger_lane.hpp"
 #include "protocol/ladder.hpp"
 #include "protocol/paging.hpp"
+#include "protocol/views.hpp"
+#include "storage/incidents.hpp"
+#include "storage/maintenance.hpp"
 
 #include <algorithm>
 #include <caf/event_based_actor.hpp>
@@ -20,7 +23,8 @@ micros now(self_ptr self) {
   return self->state.d->clock.at(self->clock().now());
 }
 
-// Every operation about this incident goes to the same storage worker (storage.hpp).
+// Every operation about this incident goes to the same storage worker
+// (actors/trigger_lane.hpp).
 uint64_t shard(self_ptr self) {
   return incident_shard(self->state.record.org_id, self->state.record.dedup_key);
 }
@@ -36,9 +40,9 @@ void arm(self_ptr self) {
   if (st.record.held_until)
     wait = std::min(wait, st.d->maintenance_poll);
   if (wait.count() == 0)
-    self->send(self, atom::fire_v, st.generation); // due or overdue: fire at once
+    self->send(self, atom::fire_tick_v, st.generation); // due or overdue: fire at once
   else
-    self->delayed_send(self, wait, atom::fire_v, st.generation);
+    self->delayed_send(self, wait, atom::fire_tick_v, st.generation);
 }
 
 // Takes what the database says became of the incident: exit once it is resolved,
@@ -56,13 +60,14 @@ void follow(self_ptr self, const incident_record& latest) {
 void retry_later(self_ptr self, const caf::error& err) {
   spdlog::warn("incident {}: storage error, retrying: {}", self->state.record.id,
                to_string(err));
-  self->delayed_send(self, self->state.d->db_retry, atom::fire_v, self->state.generation);
+  self->delayed_send(self, self->state.d->db_retry, atom::fire_tick_v,
+                     self->state.generation);
 }
 
 // The compare-and-set failed: the database knows better than we do.
 void reload(self_ptr self) {
   auto& st = self->state;
-  self->request(st.d->storage, st.d->request_timeout, atom::load_v, shard(self),
+  self->request(st.d->storage, st.d->request_timeout, atom::load_incident_v, shard(self),
                 st.record.org_id, st.record.id)
       .await(
           [self](std::optional<storage::held_incident>& h) {
@@ -96,7 +101,7 @@ void fire_with(self_ptr self, protocol::step_pages pages) {
   // period's end is rare enough to run on its own.
   auto request = [&] {
     if (step)
-      return self->request(st.d->storage, caf::infinite, atom::fire_step_v, shard(self),
+      return self->request(st.d->storage, caf::infinite, atom::fire_steps_v, shard(self),
                            storage::fire_of(expected, std::move(pages), next, at));
     return self->request(st.d->storage, st.d->request_timeout, atom::exhaust_v,
                          shard(self), expected, at);
@@ -138,7 +143,7 @@ void resume(self_ptr self) {
   auto first_delay = static_cast<micros>(st.ladder->steps.front().delay_seconds * 1e6);
   storage::resume_event e{rec.org_id,      rec.id,      rec.version, rec.policy,
                           rec.integration, first_delay, now(self)};
-  self->request(st.d->storage, st.d->request_timeout, atom::resume_v, shard(self),
+  self->request(st.d->storage, st.d->request_timeout, atom::resume_held_v, shard(self),
                 std::move(e))
       .await(
           [self](std::optional<incident_record>& after) {
@@ -160,8 +165,8 @@ void fire(self_ptr self) {
   auto scheduled = st.record.next_fire_at.value_or(now(self));
   if (!protocol::needs_people(targets))
     return fire_with(self, protocol::expand_targets(targets, {}, scheduled));
-  self->request(st.d->storage, st.d->request_timeout, atom::people_v, st.record.org_id,
-                scheduled)
+  self->request(st.d->storage, st.d->request_timeout, atom::load_people_v,
+                st.record.org_id, scheduled)
       .await(
           [self, scheduled](protocol::org_people& people) {
             auto& st = self->state;
@@ -181,7 +186,7 @@ incident_actor::behavior_type incident(self_ptr self, incident_record rec,
   self->state.up_since = now(self);
   arm(self);
   return {
-      [self](atom::fire, uint64_t generation) {
+      [self](atom::fire_tick, uint64_t generation) {
         if (generation != self->state.generation ||
             self->state.record.status != status_open)
           return;
@@ -193,7 +198,7 @@ incident_actor::behavior_type incident(self_ptr self, incident_record rec,
       [self](atom::transition, transition_command& cmd) -> caf::result<transition_reply> {
         auto rp = self->make_response_promise<transition_reply>();
         self->request(self->state.d->storage, self->state.d->request_timeout,
-                      atom::transition_v, shard(self), std::move(cmd), now(self))
+                      atom::apply_transition_v, shard(self), std::move(cmd), now(self))
             .await(
                 [self, rp](transition_reply& reply) mutable {
                   rp.deliver(reply);
@@ -203,9 +208,9 @@ incident_actor::behavior_type incident(self_ptr self, incident_record rec,
                 [rp](caf::error& err) mutable { rp.deliver(err); });
         return rp;
       },
-      [self](atom::settled, const incident_record& changed) {
+      [self](atom::follow, const incident_record& changed) {
         // Acknowledged or resolved in the database without us (by dedup key, or by
-        // another node).
+        // another node), or reopened while we were on our way out.
         follow(self, changed);
       },
       [self](atom::duplicate, const incident_record& seen) {

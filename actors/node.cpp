@@ -4,7 +4,7 @@
 #include "actors/dispatcher.hpp"
 #include "actors/heartbeats.hpp"
 #include "actors/registry.hpp"
-#include "actors/storage.hpp"
+#include "storage/incidents.hpp"
 #include "storage/listener.hpp"
 
 #include <algorithm>
@@ -51,10 +51,13 @@ node start_node(caf::actor_system& sys, const node_options& opts, wall_clock clo
   // keeps it for the workers it starts in place of ones that die.
   trigger_owner owner{n.registry, clock, opts.node_id, opts.lease_seconds};
   for (auto& worker : n.triggers.workers())
-    caf::anon_send(worker, atom::join_v, owner);
-  caf::anon_send(n.storage, atom::join_v, owner);
+    caf::anon_send(worker, atom::join_lane_v, owner);
+  caf::anon_send(n.storage, atom::join_lane_v, owner);
   // After the joins: its incidents go through the trigger lane.
   n.heartbeats = sys.spawn(heartbeats, n.d, n.registry, n.triggers);
+  storage::listener_timing timing;
+  timing.grace =
+      std::chrono::milliseconds{static_cast<int64_t>(opts.listener_grace_seconds * 1000)};
   if (opts.detached_io)
     n.listener = std::make_shared<storage::listener>(
         opts.database_url, storage::incident_channel,
@@ -63,10 +66,7 @@ node start_node(caf::actor_system& sys, const node_options& opts, wall_clock clo
           if (std::istringstream{payload} >> org >> id)
             caf::anon_send(registry, atom::settled_v, org, id);
         },
-        [registry = n.registry] { caf::anon_send(registry, atom::catch_up_v); },
-        storage::listener_timing{std::chrono::milliseconds{5000},
-                                 std::chrono::milliseconds{static_cast<int64_t>(
-                                     opts.listener_grace_seconds * 1000)}});
+        [registry = n.registry] { caf::anon_send(registry, atom::catch_up_v); }, timing);
   return n;
 }
 

@@ -3,7 +3,9 @@
 #include "actors/gather.hpp"
 #include "actors/incident.hpp"
 #include "actors/metrics.hpp"
-#include "actors/storage.hpp"
+#include "actors/trigger_lane.hpp"
+#include "protocol/commands.hpp"
+#include "storage/incidents.hpp"
 
 #include <caf/event_based_actor.hpp>
 #include <caf/exit_reason.hpp>
@@ -67,8 +69,8 @@ void respawn(self_ptr self, int64_t org, int64_t id) {
   if (self->state.stopping) // storage is stopping too: nothing new starts
     return;
   // By id the incident's shard is unknown; any worker of the lane will do for a read.
-  self->request(self->state.d->storage, self->state.d->request_timeout, atom::load_v,
-                static_cast<uint64_t>(id), org, id)
+  self->request(self->state.d->storage, self->state.d->request_timeout,
+                atom::load_incident_v, static_cast<uint64_t>(id), org, id)
       .then(
           [self](std::optional<storage::held_incident>& h) {
             if (h && h->incident.status != status_resolved) {
@@ -80,7 +82,7 @@ void respawn(self_ptr self, int64_t org, int64_t id) {
             if (self->state.stopping) // failed because storage stopped
               return;
             spdlog::error("registry: cannot respawn incident {}: {}", id, to_string(err));
-            self->delayed_send(self, self->state.d->db_retry, atom::load_v, org, id);
+            self->delayed_send(self, self->state.d->db_retry, atom::respawn_v, org, id);
           });
 }
 
@@ -92,13 +94,13 @@ void transit_in_storage(self_ptr self, caf::typed_response_promise<transition_re
   auto shard = cmd.incident_id == 0 ? incident_shard(cmd.org_id, cmd.dedup_key)
                                     : static_cast<uint64_t>(cmd.incident_id);
   self->request(self->state.d->storage, self->state.d->request_timeout,
-                atom::transition_v, shard, cmd, now(self))
+                atom::apply_transition_v, shard, cmd, now(self))
       .then(
           [self, rp, cmd](transition_reply& r) mutable {
             count_transition(cmd, r);
             if (r.code == reply_code::ok) // tell the local holder, if any
               if (auto actor = held_actor(self, cmd.org_id, r.incident.id))
-                self->send(actor, atom::settled_v, r.incident);
+                self->send(actor, atom::follow_v, r.incident);
             rp.deliver(std::move(r));
           },
           [rp](caf::error& err) mutable { rp.deliver(err); });
@@ -115,13 +117,13 @@ storage::incident_keys held_keys(self_ptr self) {
 // Of `keys`, the incidents acknowledged or resolved by now: each held actor among them
 // takes its row as it stands, as it would on the local path.
 void tell_settled(self_ptr self, storage::incident_keys keys) {
-  self->request(self->state.d->storage, self->state.d->request_timeout, atom::settled_v,
-                std::move(keys))
+  self->request(self->state.d->storage, self->state.d->request_timeout,
+                atom::settled_among_v, std::move(keys))
       .then(
           [self](std::vector<storage::held_incident>& settled) {
             for (auto& h : settled)
               if (auto actor = held_actor(self, h.incident.org_id, h.incident.id))
-                self->send(actor, atom::settled_v, h.incident);
+                self->send(actor, atom::follow_v, h.incident);
           },
           [](caf::error& err) {
             spdlog::warn("registry: cannot read acknowledged or resolved incidents: {}",
@@ -132,8 +134,8 @@ void tell_settled(self_ptr self, storage::incident_keys keys) {
 // Another node took over incidents while this node's lease had lapsed: their actors here
 // stop (until then, the step compare-and-set kept the two nodes from paging twice).
 void let_go(self_ptr self) {
-  self->request(self->state.d->storage, self->state.d->request_timeout, atom::moved_v,
-                self->state.d->node_id, held_keys(self))
+  self->request(self->state.d->storage, self->state.d->request_timeout,
+                atom::owned_elsewhere_v, self->state.d->node_id, held_keys(self))
       .then(
           [self](std::vector<int64_t>& moved) {
             auto& st = self->state;
@@ -186,8 +188,8 @@ caf::timespan renewal_interval(self_ptr self) {
 void renew(self_ptr self) {
   if (self->state.stopping) // storage is stopping too: nothing new starts
     return;
-  self->request(self->state.d->storage, self->state.d->request_timeout, atom::renew_v,
-                owner(self), now(self))
+  self->request(self->state.d->storage, self->state.d->request_timeout,
+                atom::renew_lease_v, owner(self), now(self))
       .then(
           [self](storage::lease_renewal& r) {
             if (r.lost)
@@ -198,13 +200,13 @@ void renew(self_ptr self) {
                            r.taken.size());
             for (auto& h : r.taken)
               hold(self, std::move(h));
-            self->delayed_send(self, renewal_interval(self), atom::renew_v);
+            self->delayed_send(self, renewal_interval(self), atom::renew_tick_v);
           },
           [self](caf::error& err) {
             if (self->state.stopping) // failed because storage stopped
               return;
             spdlog::error("registry: cannot renew this node's lease: {}", to_string(err));
-            self->delayed_send(self, self->state.d->db_retry, atom::renew_v);
+            self->delayed_send(self, self->state.d->db_retry, atom::renew_tick_v);
           });
 }
 
@@ -237,7 +239,7 @@ void sweep(self_ptr self) {
     req.retention_batch = retention_batch;
   }
   self->request(d.storage, std::max<caf::timespan>(period, std::chrono::seconds{30}),
-                atom::sweep_v, std::move(req))
+                atom::sweep_orphans_v, std::move(req))
       .then(
           [self, period](std::vector<storage::held_incident>& found) {
             uint64_t adopted = 0;
@@ -251,13 +253,13 @@ void sweep(self_ptr self) {
                            "held",
                            adopted);
             }
-            self->delayed_send(self, period, atom::sweep_v);
+            self->delayed_send(self, period, atom::sweep_tick_v);
           },
           [self, period](caf::error& err) {
             if (self->state.stopping) // failed because storage stopped
               return;
             spdlog::error("registry: the orphan sweep failed: {}", to_string(err));
-            self->delayed_send(self, period, atom::sweep_v);
+            self->delayed_send(self, period, atom::sweep_tick_v);
           });
 }
 
@@ -269,8 +271,8 @@ void adopt_page(self_ptr self, caf::typed_response_promise<size_t> rp, int64_t a
                 int64_t after_id, size_t total) {
   storage::adoption_page page{owner(self), now(self), after_org, after_id,
                               self->state.d->adopt_page_size};
-  self->request(self->state.d->storage, self->state.d->request_timeout, atom::adopt_v,
-                page)
+  self->request(self->state.d->storage, self->state.d->request_timeout,
+                atom::adopt_unresolved_v, page)
       .then(
           [self, rp, total](storage::adopted& got) mutable {
             auto before = total;
@@ -291,10 +293,10 @@ void adopt_page(self_ptr self, caf::typed_response_promise<size_t> rp, int64_t a
             }
             spdlog::info("registry: adopted {} non-resolved incidents", total);
             if (!std::exchange(self->state.renewing, true)) { // adoption renewed it
-              self->delayed_send(self, renewal_interval(self), atom::renew_v);
+              self->delayed_send(self, renewal_interval(self), atom::renew_tick_v);
               if (self->state.d->orphan_sweep_seconds > 0)
                 self->delayed_send(self, seconds(self->state.d->orphan_sweep_seconds),
-                                   atom::sweep_v);
+                                   atom::sweep_tick_v);
             }
             rp.deliver(total);
           },
@@ -340,7 +342,7 @@ registry(registry_actor::stateful_pointer<registry_state> self, deps d) {
     tell_some_to_exit(self);
   });
   return {
-      // What a storage worker of the trigger lane committed (actors/storage.hpp).
+      // What a storage worker of the trigger lane committed (actors/trigger_lane.hpp).
       [self](atom::written, std::vector<storage::upsert_result>& written) {
         auto& st = self->state;
         for (auto& r : written) {
@@ -353,7 +355,7 @@ registry(registry_actor::stateful_pointer<registry_state> self, deps d) {
             if (auto actor = r.reopened ? held_actor(self, rec.org_id, rec.id)
                                         : incident_actor{}) {
               st.reopened.insert(rec.id);
-              self->send(actor, atom::settled_v, rec);
+              self->send(actor, atom::follow_v, rec);
               continue;
             }
             hold(self, std::move(r.held));
@@ -400,9 +402,9 @@ registry(registry_actor::stateful_pointer<registry_state> self, deps d) {
       },
       // The listener was deaf for a while: catch up on every held incident.
       [self](atom::catch_up) { tell_settled(self, held_keys(self)); },
-      [self](atom::renew) { renew(self); },
-      [self](atom::sweep) { sweep(self); },
-      [self](atom::load, int64_t org, int64_t id) { respawn(self, org, id); },
+      [self](atom::renew_tick) { renew(self); },
+      [self](atom::sweep_tick) { sweep(self); },
+      [self](atom::respawn, int64_t org, int64_t id) { respawn(self, org, id); },
       [self](atom::views, int64_t org) {
         std::vector<incident_actor> of_org;
         for (auto& [id, held] : self->state.by_id)

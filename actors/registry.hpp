@@ -8,6 +8,7 @@
 #pragma once
 
 #include "actors/deps.hpp"
+#include "protocol/views.hpp"
 
 #include <caf/actor_addr.hpp>
 #include <map>

@@ -11,7 +11,7 @@
 // Prints one JSON line:
 //   {"deliveries":…,"claims":…,"outcomes":…,"elapsedS":…,"deliveriesPerS":…}
 
-#include "actors/storage.hpp"
+#include "actors/trigger_lane.hpp"
 #include "bench/floor.hpp"
 #include "storage/db.hpp"
 #include "storage/deliveries.hpp"

@@ -11,7 +11,7 @@
 //
 // Prints one JSON line: {"events":…,"statements":…,"elapsedS":…,"eventsPerS":…}.
 
-#include "actors/storage.hpp"
+#include "actors/trigger_lane.hpp"
 #include "bench/floor.hpp"
 #include "storage/db.hpp"
 #include "storage/incidents.hpp"
@@ -91,8 +91,9 @@ storage::trigger_event event(const options& o, int64_t org_id, const std::string
 }
 
 // One worker: batches until the deadline, each with its mark and the worker's hints, as
-// a storage worker writes them (actors/storage.cpp). A dup worker keeps to its own share
-// of the hot keys, as belay's shards do, so two workers never wait on each other's rows.
+// a storage worker writes them (actors/storage_worker.cpp). A dup worker keeps to its own
+// share of the hot keys, as belay's shards do, so two workers never wait on each other's
+// rows.
 void work(const options& o, int64_t org_id, int id, steady::time_point deadline,
           std::atomic<int64_t>& events, std::atomic<int64_t>& statements) {
   storage::connection c{o.url};

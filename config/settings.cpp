@@ -11,64 +11,82 @@
 
 namespace belay {
 
+namespace {
+
+// A default as --help shows it: 30, 0.5.
+template <class T> std::string text(T value) {
+  std::ostringstream out;
+  out << value;
+  return out.str();
+}
+
+} // namespace
+
 const std::vector<setting_info>& setting_table() {
+  static const settings d; // the defaults
   static const std::vector<setting_info> table = {
       {"config", "BELAY_CONFIG", "",
        "config file of name = value lines (see config/belay.conf)"},
-      {"listen", "BELAY_LISTEN", "127.0.0.1", "address the HTTP server binds"},
-      {"port", "BELAY_PORT", "8080", "HTTP port"},
+      {"listen", "BELAY_LISTEN", d.listen, "address the HTTP server binds"},
+      {"port", "BELAY_PORT", text(d.port), "HTTP port"},
       {"database-url", "DATABASE_URL", "", "PostgreSQL connection string (required)",
        true},
-      {"http-threads", "BELAY_HTTP_THREADS", "64",
+      {"http-threads", "BELAY_HTTP_THREADS", text(d.http_threads),
        "HTTP worker threads, one per open client connection; the requests they hold "
        "at once are what one commit can share"},
-      {"db-connections", "BELAY_DB_CONNECTIONS", "4",
+      {"db-connections", "BELAY_DB_CONNECTIONS", text(d.db_connections),
        "database connections of the storage workers: half for incidents, half for "
        "deliveries"},
-      {"log-level", "BELAY_LOG_LEVEL", "info", "trace, debug, info, warn or error"},
+      {"log-level", "BELAY_LOG_LEVEL", d.log_level, "trace, debug, info, warn or error"},
       {"provision", "BELAY_PROVISION", "",
        "provisioning JSON applied at start (orgs, keys, channels)"},
       {"node-id", "BELAY_NODE_ID", "<hostname>",
        "name this node uses for leases and claims; stable across restarts so a restarted "
        "node re-adopts its incidents at once (give each process on one host its own)"},
-      {"claim-lease-seconds", "BELAY_CLAIM_LEASE_SECONDS", "300",
+      {"claim-lease-seconds", "BELAY_CLAIM_LEASE_SECONDS", text(d.claim_lease_seconds),
        "how long a claimed delivery stays claimed before another worker may retry it"},
-      {"lease-seconds", "BELAY_LEASE_SECONDS", "30",
+      {"lease-seconds", "BELAY_LEASE_SECONDS", text(d.lease_seconds),
        "this node's lease on its incidents, renewed every third of it; once it lapses, "
        "another node takes them over"},
-      {"poll-seconds", "BELAY_POLL_SECONDS", "5",
+      {"poll-seconds", "BELAY_POLL_SECONDS", text(d.poll_seconds),
        "how often lapsed delivery claims are released and every channel polled"},
-      {"orphan-sweep-seconds", "BELAY_ORPHAN_SWEEP_SECONDS", "5",
+      {"orphan-sweep-seconds", "BELAY_ORPHAN_SWEEP_SECONDS", text(d.orphan_sweep_seconds),
        "how often this node adopts non-resolved incidents whose step is overdue and "
        "that no live actor holds (at most 200 a pass)"},
-      {"senders", "BELAY_SENDERS", "8",
+      {"senders", "BELAY_SENDERS", text(d.senders),
        "threads of each channel making its blocking delivery calls: a hung endpoint "
        "holds its own channel's, never another's"},
-      {"db-connect-timeout-seconds", "BELAY_DB_CONNECT_TIMEOUT_SECONDS", "5",
+      {"db-connect-timeout-seconds", "BELAY_DB_CONNECT_TIMEOUT_SECONDS",
+       text(d.db_connect_timeout_seconds),
        "how long opening a database connection may take"},
-      {"db-statement-timeout-seconds", "BELAY_DB_STATEMENT_TIMEOUT_SECONDS", "30",
+      {"db-statement-timeout-seconds", "BELAY_DB_STATEMENT_TIMEOUT_SECONDS",
+       text(d.db_statement_timeout_seconds),
        "the server cancels a statement running longer; with no reply 5 s after that, "
        "belay closes the connection and settles what it sent by reading back"},
-      {"db-keepalive-seconds", "BELAY_DB_KEEPALIVE_SECONDS", "10",
+      {"db-keepalive-seconds", "BELAY_DB_KEEPALIVE_SECONDS", text(d.db_keepalive_seconds),
        "TCP keepalive idle time toward PostgreSQL (probes every 5 s, 3 of them): a "
        "vanished server is noticed within this + 15 s"},
-      {"db-acquire-timeout-seconds", "BELAY_DB_ACQUIRE_TIMEOUT_SECONDS", "5",
+      {"db-acquire-timeout-seconds", "BELAY_DB_ACQUIRE_TIMEOUT_SECONDS",
+       text(d.db_acquire_timeout_seconds),
        "how long a request waits for a free pooled connection before it gets a 503"},
-      {"listener-grace-seconds", "BELAY_LISTENER_GRACE_SECONDS", "10",
+      {"listener-grace-seconds", "BELAY_LISTENER_GRACE_SECONDS",
+       text(d.listener_grace_seconds),
        "the NOTIFY listener probes its connection every 5 s; no answer within this "
        "long counts as lost: it reconnects and catches up"},
-      {"http-read-timeout-seconds", "BELAY_HTTP_READ_TIMEOUT_SECONDS", "10",
+      {"http-read-timeout-seconds", "BELAY_HTTP_READ_TIMEOUT_SECONDS",
+       text(d.http_read_timeout_seconds),
        "a client sends a request's headers within this (from its connection or its "
        "previous answer), and a request is answered within three times this (live "
        "streams excepted); slower connections are closed"},
-      {"api-rate-limit-per-minute", "BELAY_API_RATE_LIMIT_PER_MINUTE", "6000",
+      {"api-rate-limit-per-minute", "BELAY_API_RATE_LIMIT_PER_MINUTE",
+       text(d.api_rate_limit_per_minute),
        "requests a minute per API key, on each node (a token bucket; over it 429 with "
        "Retry-After)"},
       {"allowed-target-networks", "BELAY_ALLOWED_TARGET_NETWORKS", "",
        "comma-separated CIDR list (IPv4, IPv6) of non-public networks that webhook, "
        "Slack, Twilio and SMTP targets may be in; loopback, private, link-local and "
        "metadata addresses are refused otherwise"},
-      {"retention-days", "BELAY_RETENTION_DAYS", "90",
+      {"retention-days", "BELAY_RETENTION_DAYS", text(d.retention_days),
        "resolved incidents older than this are deleted, with their timelines, "
        "deliveries and dead letters"},
       {"public-url", "BELAY_PUBLIC_URL", "http://<listen>:<port>",

@@ -1,7 +1,14 @@
 // Service settings: command-line flags over BELAY_* environment variables over a
 // config file over built-in defaults. One table describes every setting, so --help,
-// the environment and the file can never disagree.
+// the environment and the file can never disagree. A default is the one of the options
+// the setting becomes (the node's, the HTTP server's, the database connections', the
+// key store's), so it is written once.
 #pragma once
+
+#include "actors/node.hpp"
+#include "http/keys.hpp"
+#include "http/server.hpp"
+#include "storage/db.hpp"
 
 #include <map>
 #include <optional>
@@ -14,25 +21,29 @@ struct settings {
   std::string listen = "127.0.0.1";
   int port = 8080;
   std::string database_url;
-  int http_threads = 64;
-  int db_connections = 4;
+  int http_threads = server_options{}.threads;
+  int db_connections = static_cast<int>(node_options{}.storage_workers);
   std::string log_level = "info";
   std::string provision;
   std::string node_id;
-  double claim_lease_seconds = 300;
-  double lease_seconds = 30;
-  double poll_seconds = 5;
-  double orphan_sweep_seconds = 5;
-  int senders = 8;
-  double db_connect_timeout_seconds = 5;
-  double db_statement_timeout_seconds = 30;
-  int db_keepalive_seconds = 10;
-  double db_acquire_timeout_seconds = 5;
-  double listener_grace_seconds = 10;
-  double http_read_timeout_seconds = 10;
-  int api_rate_limit_per_minute = 6000;
+  double claim_lease_seconds = node_options{}.claim_lease_seconds;
+  double lease_seconds = node_options{}.lease_seconds;
+  double poll_seconds = node_options{}.poll_seconds;
+  double orphan_sweep_seconds = node_options{}.orphan_sweep_seconds;
+  int senders = static_cast<int>(node_options{}.senders);
+  double db_connect_timeout_seconds =
+      storage::connection_limits{}.connect_timeout_seconds;
+  double db_statement_timeout_seconds =
+      storage::connection_limits{}.statement_timeout_seconds;
+  int db_keepalive_seconds = storage::connection_limits{}.keepalive_idle_seconds;
+  double db_acquire_timeout_seconds =
+      std::chrono::duration<double>{storage::pool::default_acquire_timeout}.count();
+  double listener_grace_seconds = node_options{}.listener_grace_seconds;
+  double http_read_timeout_seconds = server_options{}.read_timeout_seconds;
+  int api_rate_limit_per_minute =
+      static_cast<int>(key_store_options{}.api_rate_per_minute);
   std::string allowed_target_networks; // validated CIDR list (protocol/network.hpp)
-  int retention_days = 90;
+  int retention_days = static_cast<int>(node_options{}.retention_days);
   std::string public_url;     // empty: http://<listen>:<port> (public_url_of)
   std::string signing_secret; // empty: the one stored in the database
   std::string config_file;

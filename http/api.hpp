@@ -1,8 +1,14 @@
 // The HTTP layer: cpp-httplib threads; each handler parses with protocol/, asks an
 // actor (or reads storage) and renders with protocol/.
+//
+// HTTP and storage (docs/architecture.md, the rule for HTTP → storage calls): reads go
+// straight to storage through the pool (`db`); a write goes through the actor that owns
+// the state it changes, except the rows no actor holds in memory that the rule lists.
 #pragma once
 
-#include "actors/storage.hpp"
+#include "actors/actors.hpp"
+#include "actors/transport/transport.hpp"
+#include "actors/trigger_lane.hpp"
 #include "http/callers.hpp"
 #include "protocol/views.hpp"
 

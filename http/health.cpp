@@ -3,6 +3,7 @@
 // instead of hanging the probe (DESIGN.md section 13).
 #include "http/api.hpp"
 #include "http/routes.hpp"
+#include "protocol/views.hpp"
 #include "storage/db.hpp"
 
 #include <caf/scoped_actor.hpp>

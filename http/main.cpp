@@ -3,6 +3,7 @@
 #include "actors/clock.hpp"
 #include "actors/node.hpp"
 #include "actors/transport/transport.hpp"
+#include "actors/watchdog.hpp"
 #include "config/settings.hpp"
 #include "http/inspect_cli.hpp"
 #include "http/keys.hpp"
@@ -17,9 +18,7 @@
 #include <atomic>
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
-#include <caf/event_based_actor.hpp>
 #include <caf/scoped_actor.hpp>
-#include <caf/stateful_actor.hpp>
 #include <cmath>
 #include <csignal>
 #include <fstream>
@@ -96,34 +95,6 @@ std::string prepare_database(const belay::settings& s) {
 // Set by the watchdog when a top-level actor died: the process exits non-zero, so that
 // its service manager starts it again (another node holds its incidents meanwhile).
 std::atomic<bool> node_failed{false};
-
-struct watchdog_state {
-  static inline const char* name = "watchdog";
-};
-
-// Watches the node's top-level actors, which nothing above them could restart with
-// their state: the registry, the dispatcher and the storage router each supervise what
-// they spawned, and when one of them (or the heartbeat holder) dies the whole node stops.
-caf::behavior watchdog(caf::stateful_actor<watchdog_state>* self, caf::actor registry,
-                       caf::actor dispatcher, caf::actor storage, caf::actor heartbeats) {
-  for (auto& a : {registry, dispatcher, storage, heartbeats})
-    self->monitor(a);
-  auto name_of = [registry = registry.address(), dispatcher = dispatcher.address(),
-                  heartbeats = heartbeats.address()](const caf::actor_addr& who) {
-    return who == registry     ? "registry"
-           : who == dispatcher ? "dispatcher"
-           : who == heartbeats ? "heartbeat holder"
-                               : "storage router";
-  };
-  self->set_down_handler([self, name_of](caf::down_msg& msg) {
-    spdlog::error("the node's {} stopped ({}); exiting so that it is started again",
-                  name_of(msg.source), to_string(msg.reason));
-    node_failed = true;
-    kill(getpid(), SIGTERM);
-    self->quit();
-  });
-  return {[](caf::unit_t) {}};
-}
 
 // belay provision --check FILE: the file's problems, or what applying it would change.
 // Changes nothing: the changes are computed in a transaction that is rolled back.
@@ -227,10 +198,10 @@ int serve(const belay::settings& s) {
     }
   }
 
-  auto watching = sys.spawn(watchdog, caf::actor_cast<caf::actor>(node.registry),
-                            caf::actor_cast<caf::actor>(node.dispatcher),
-                            caf::actor_cast<caf::actor>(node.storage),
-                            caf::actor_cast<caf::actor>(node.heartbeats));
+  auto watching = belay::watch_node(sys, node, [] {
+    node_failed = true;
+    kill(getpid(), SIGTERM); // the signal wait below stops the node
+  });
   belay::storage::pool db{
       s.database_url, static_cast<size_t>(s.db_connections),
       std::chrono::milliseconds{std::llround(s.db_acquire_timeout_seconds * 1000)}};

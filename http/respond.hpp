@@ -4,6 +4,7 @@
 
 #include "http/api.hpp"
 #include "http/routes.hpp"
+#include "protocol/commands.hpp"
 #include "protocol/error.hpp"
 #include "storage/keys.hpp"
 
@@ -164,7 +165,7 @@ std::optional<Reply> ask(api& a, const Handle& whom, httplib::Response& res, Ts&
   return ask<Reply>(a, res, to<Reply>(whom, std::forward<Ts>(xs)...));
 }
 
-// A trigger goes to the storage worker of its shard (actors/storage.hpp).
+// A trigger goes to the storage worker of its shard (actors/trigger_lane.hpp).
 inline request_to<trigger_reply> trigger_request(const api& a, trigger_command cmd) {
   auto worker = a.triggers.worker_for(cmd.org_id, cmd.dedup_key);
   return to<trigger_reply>(worker, atom::trigger_v, std::move(cmd));

@@ -200,8 +200,9 @@ class pool {
 public:
   // A caller waits at most `acquire_timeout` for a free connection, then gets a
   // db_error: a pool whose connections all hang cannot hold HTTP threads for ever.
+  static constexpr std::chrono::seconds default_acquire_timeout{5};
   pool(std::string url, size_t size,
-       std::chrono::milliseconds acquire_timeout = std::chrono::seconds{5});
+       std::chrono::milliseconds acquire_timeout = default_acquire_timeout);
   class lease {
   public:
     lease(pool& p, std::unique_ptr<connection> c) : pool_(&p), conn_(std::move(c)) {}

@@ -433,6 +433,15 @@ size_t sweep_retention(connection& c, const orphan_sweep& sweep) {
   return delete_resolved_before(c, sweep.resolved_before, sweep.retention_batch);
 }
 
+// How long a trigger mark is kept once written: far longer than any read-back waits.
+constexpr micros trigger_mark_lifetime = 600'000'000;
+
+std::vector<held_incident> sweep_orphans(connection& c, const orphan_sweep& sweep) {
+  prune_trigger_marks(c, sweep.now - trigger_mark_lifetime);
+  sweep_retention(c, sweep);
+  return adopt_orphans(c, sweep);
+}
+
 std::vector<named_statement> incident_statements() {
   return {{"transition_ack_by_id", transition_sql(transition::ack, false)},
           {"transition_ack_by_key", transition_sql(transition::ack, true)},

@@ -7,6 +7,7 @@
 #include "protocol/ladder.hpp"
 #include "protocol/model.hpp"
 #include "protocol/paging.hpp"
+#include "storage/held_incident.hpp"
 
 #include <map>
 #include <optional>
@@ -19,11 +20,6 @@
 namespace belay::storage {
 
 class connection;
-
-struct held_incident {
-  incident_record incident;
-  ladder_ptr ladder; // the policy as it was when it opened; null if not read
-};
 
 struct upsert_result {
   reply_code code = reply_code::ok; // ok or unknown_policy
@@ -248,5 +244,9 @@ timeline_page load_timeline(connection& c, int64_t org_id, int64_t id, int64_t a
 size_t delete_resolved_before(connection& c, micros resolved_before, int batch);
 // The sweep's retention pass, if it asks for one.
 size_t sweep_retention(connection& c, const orphan_sweep& sweep);
+
+// One whole pass of the orphan sweep: stale trigger marks and resolved incidents past
+// retention go in the same transaction as the adoption of orphans (adopt_orphans).
+std::vector<held_incident> sweep_orphans(connection& c, const orphan_sweep& sweep);
 
 } // namespace belay::storage

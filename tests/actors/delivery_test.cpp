@@ -2,6 +2,7 @@
 #include "actors/registry.hpp"
 #include "protocol/hash.hpp"
 #include "storage/deliveries.hpp"
+#include "storage/incidents.hpp"
 #include "support/database_fixture.hpp"
 #include "support/http_sink.hpp"
 #include "support/test_node.hpp"

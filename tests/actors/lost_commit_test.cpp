@@ -54,7 +54,8 @@ struct lost_commit_fixture : test::ladder_fixture {
       node.sys.spawn(
           [](caf::event_based_actor* self, caf::actor w, uint64_t shard,
              transition_command cmd, micros at) {
-            self->request(w, caf::infinite, atom::transition_v, shard, std::move(cmd), at)
+            self->request(w, caf::infinite, atom::apply_transition_v, shard,
+                          std::move(cmd), at)
                 .then([](transition_reply&) {}, [](caf::error&) {});
           },
           worker, shard, *also, node.now());

@@ -3,6 +3,7 @@
 // or a vanished node leaves it: in the database, owned, due, and held by no actor.
 #include "actors/metrics.hpp"
 #include "storage/db.hpp"
+#include "storage/incidents.hpp"
 #include "support/ladder_fixture.hpp"
 #include "support/test_node.hpp"
 

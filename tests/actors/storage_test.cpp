@@ -1,7 +1,7 @@
 // The storage actor's group commit: a failing operation never takes its neighbours down
 // with it. (That answers come only after COMMIT is tested through the real binary, where
 // workers have threads of their own: tests/http/commit_test.cpp.)
-#include "actors/storage.hpp"
+#include "actors/storage_router.hpp"
 #include "storage/incidents.hpp"
 #include "support/policies.hpp"
 #include "support/test_node.hpp"
@@ -58,7 +58,7 @@ struct trigger_fixture {
     storage = spawn_storage(s.sys, db.url(), 1, false);
     registry = s.sys.spawn(registry_stand_in, told);
     caf::anon_send(
-        storage.triggers.worker_for(0), atom::join_v,
+        storage.triggers.worker_for(0), atom::join_lane_v,
         trigger_owner{caf::actor_cast<registry_actor>(registry), s.clock, "node", 30});
   }
   ~trigger_fixture() {
@@ -110,7 +110,7 @@ TEST_CASE_METHOD(trigger_fixture,
           // PostgreSQL refuses the fifth's name: it is not UTF-8.
           transition_command cmd{
               org, ids[n], {}, transition::ack, n == 4 ? "\xff" : "alice"};
-          self->request(worker, caf::infinite, atom::transition_v, uint64_t{0}, cmd,
+          self->request(worker, caf::infinite, atom::apply_transition_v, uint64_t{0}, cmd,
                         micros{1})
               .then([result](transition_reply&) { ++result->ok; },
                     [result](caf::error&) { ++result->failed; });

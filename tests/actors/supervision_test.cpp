@@ -1,7 +1,7 @@
 // Supervision: every supervisor restarts what it supervises (actors/actors.hpp). An actor
 // is ended here with the exit reason an uncaught exception gives it in CAF 0.17
 // (sec::runtime_error), which its supervisor cannot tell from a real one.
-#include "actors/storage.hpp"
+#include "actors/storage_router.hpp"
 #include "support/http_sink.hpp"
 #include "support/policies.hpp"
 #include "support/test_node.hpp"

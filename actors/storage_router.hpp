@@ -1,0 +1,49 @@
+// The storage router (storage_router_actor in actors/actors.hpp): the storage actor the
+// rest of the node talks to. It hands each operation to a worker by the lane of its row
+// in actors/storage_operations.def, and monitors its workers and replaces one that dies.
+// Operations about incidents (sharded: steps, acks, loads) go to the incident lane, the
+// rest (deliveries, adoption, leases) to the other lane. Ingest thus gets bigger
+// batches, which is where group commit pays (one statement for many triggers), and an
+// outbox being drained does not queue triggers behind its outcomes.
+#pragma once
+
+#include "actors/actors.hpp"
+#include "actors/trigger_lane.hpp"
+
+#include <caf/actor_addr.hpp>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace belay {
+
+struct storage_router_state {
+  static inline const char* name = "storage router";
+  std::string url;
+  bool detached = false;
+  trigger_lane lane;                        // shared with every caller of triggers
+  std::vector<storage_worker_actor> others; // the other lane; may be the incident lane
+  bool others_are_lane = false;
+  size_t next = 0;
+  std::optional<trigger_owner> owner;
+  std::map<caf::actor_addr, size_t> lane_index, other_index;
+  bool stopping = false;
+};
+
+storage_router_actor::behavior_type
+storage_router(storage_router_actor::stateful_pointer<storage_router_state> self,
+               std::string url, bool detached, trigger_lane lane,
+               std::vector<storage_worker_actor> others);
+
+struct storage_actors {
+  storage_router_actor router; // every operation but triggers
+  trigger_lane triggers;
+};
+
+// `workers` workers on connections to `database_url` (half of them the incident lane:
+// incident_lane_size), detached or not, and their router.
+storage_actors spawn_storage(caf::actor_system& sys, const std::string& database_url,
+                             size_t workers, bool detached);
+
+} // namespace belay
