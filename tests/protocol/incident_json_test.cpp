@@ -145,7 +145,9 @@ TEST_CASE("incident detail embeds timeline details as objects and every delivery
   CHECK(delivery["failoverFrom"].GetInt64() == 8);
   CHECK(delivery["sentAt"].IsNull());
   CHECK(str(delivery["createdAt"]) == "2026-11-29T18:20:15.123Z");
-  CHECK(delivery.MemberCount() == 14);
+  CHECK(delivery["heldBy"].IsNull()); // storms (docs/architecture.md#storms) added two
+  CHECK(delivery["bundle"].IsNull());
+  CHECK(delivery.MemberCount() == 16);
 }
 
 TEST_CASE("a delivery without error or failover renders them as null") {
@@ -158,6 +160,8 @@ TEST_CASE("a delivery without error or failover renders them as null") {
   CHECK(delivery["failoverFrom"].IsNull());
   CHECK(delivery["nextAttemptAt"].IsNull());
   CHECK(str(delivery["sentAt"]) == "2026-11-29T18:20:15.123Z");
+  CHECK(delivery["heldBy"].IsNull());
+  CHECK(delivery["bundle"].IsNull());
 }
 
 TEST_CASE("a damaged timeline detail still yields valid JSON") {
@@ -213,4 +217,21 @@ TEST_CASE("the detail shows an incident's alerts, their cursor and its evidence"
   auto page = json(render_alert_page({a}, std::nullopt));
   CHECK(page["alerts"].Size() == 1);
   CHECK(page["next"].IsNull());
+}
+
+TEST_CASE("a page held by its contact's throttle says so, and a bundled one names its "
+          "bundle",
+          "[storms]") {
+  delivery_record held;
+  held.status = "PENDING";
+  held.held_by = "throttle";
+  held.next_attempt_at = t0;
+  delivery_record bundled;
+  bundled.status = "SENT";
+  bundled.bundle_id = 77;
+  auto doc = json(render_incident_detail(open_incident(), {}, {held, bundled}));
+  CHECK(str(doc["deliveries"][0]["heldBy"]) == "throttle");
+  CHECK(str(doc["deliveries"][0]["nextAttemptAt"]) == "2026-11-29T18:20:15.123Z");
+  CHECK(doc["deliveries"][1]["bundle"].GetInt64() == 77);
+  CHECK(doc["deliveries"][1]["heldBy"].IsNull());
 }
