@@ -129,7 +129,7 @@ bool settle_lost_write(worker_ptr self, trigger_queue& q,
 }
 
 // Each trigger on its own, with its own mark. One whose write lost its connection and
-// never committed is written once more, on a fresh connection.
+// never committed, or lost a race for a unique key, is written again (at most twice).
 void run_each_alone(worker_ptr self, trigger_queue& q) {
   while (q.size() > 0) {
     trigger_queue one;
@@ -145,7 +145,11 @@ void run_each_alone(worker_ptr self, trigger_queue& q) {
         forget_broken_connection(self);
         if (lost && settle_lost_write(self, one, mark))
           break; // answered from what was read back, or failed if it cannot be told
-        if (lost && attempt == 1)
+        // A unique violation is another writer's alert or incident committed between
+        // this statement's look-up and its insert (alerts of a grouping integration,
+        // written by two nodes at once): written again, the trigger finds it.
+        bool raced = e.sqlstate == "23505";
+        if ((lost && attempt == 1) || (raced && attempt <= 2))
           continue;
         one.fail(storage_error(e));
         break;
