@@ -200,14 +200,14 @@ void post_bundle_page(api& a, const httplib::Request& req, httplib::Response& re
                               protocol::answer_outcome::not_understood, {}, b.person),
                           true));
   auto tally = answer_all(a, b, *action, b.person, "link", only);
-  std::optional<storage::answered_bundle> now_;
+  std::optional<storage::answered_bundle> after;
   {
     auto conn = a.db.acquire();
-    now_ = storage::load_bundle(*conn, b.id);
+    after = storage::load_bundle(*conn, b.id);
   }
   reply_html(
       res, tally.unavailable > 0 ? 503 : 200,
-      protocol::render_bundle_page(now_ ? now_->incidents : b.incidents, b.person,
+      protocol::render_bundle_page(after ? after->incidents : b.incidents, b.person,
                                    protocol::answer_all_text(*action, tally, b.person),
                                    tally.unavailable > 0));
 }

@@ -16,9 +16,6 @@ SELECT row_kind, coalesce(bundle_id, 0), coalesce(delivery_id, 0),
        coalesce(incident_id, 0), at, coalesce(n, 0)
 FROM belay_claim_contacts($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9, $10))sql";
 
-const std::string bundle_row_sql = R"sql(
-SELECT channel, target, kind = 'update' FROM bundle WHERE org_id = $1 AND id = $2)sql";
-
 // What a bundle's message says of an incident it carries, or of any of a bundle's.
 const std::string incidents_sql = R"sql(
 SELECT id, dedup_key, title, severity, status, coalesce(acked_by, ''),
@@ -110,38 +107,45 @@ contact_claim claim_contacts(connection& c, const contact_request& req) {
               cl.limit, protocol::throttle_json(req.page_windows),
               protocol::throttle_json(req.update_windows), req.bundle, req.max_members);
   contact_claim out;
-  std::vector<int64_t> singles, cancelled;
-  std::map<int64_t, std::vector<int64_t>> members, carried; // by bundle
+  std::vector<int64_t> claimed, carried_ids;
+  std::map<int64_t, std::vector<int64_t>> carried; // by bundle
   for (int i = 0; i < r.rows(); ++i) {
     auto kind = r.text(i, 0);
-    auto bundle = r.int64(i, 1);
-    if (kind == "member")
-      (bundle ? members[bundle] : singles).push_back(r.int64(i, 2));
-    else if (kind == "carried")
-      carried[bundle].push_back(r.int64(i, 3));
-    else if (kind == "cancelled")
-      cancelled.push_back(r.int64(i, 2));
-    else if (kind == "held") {
+    if (kind == "member" || kind == "cancelled")
+      claimed.push_back(r.int64(i, 2));
+    else if (kind == "carried") {
+      carried[r.int64(i, 1)].push_back(r.int64(i, 3));
+      carried_ids.push_back(r.int64(i, 3));
+    } else if (kind == "held") {
       out.held = r.int64(i, 5);
       out.opens_at = r.opt_int64(i, 4);
     }
   }
-  singles.insert(singles.end(), cancelled.begin(), cancelled.end());
-  out.pages = load_claimed(c, cl.org_id, singles);
-  for (auto& [id, ids] : members) {
-    claimed_bundle b;
-    b.org_id = cl.org_id;
-    b.id = id;
-    auto row = c.query(bundle_row_sql, cl.org_id, id);
-    if (row.rows() == 1) {
-      b.channel = row.str(0, 0);
-      b.target = row.str(0, 1);
-      b.update = row.boolean(0, 2);
+  // Every claimed row in one read, every carried incident in another; a member knows
+  // its bundle, and a bundle's contact and kind are its members'.
+  std::map<int64_t, incident_record> carried_by_id;
+  for (auto& i : load_incidents(c, cl.org_id, carried_ids))
+    carried_by_id[i.id] = i;
+  std::map<int64_t, claimed_bundle> bundles;
+  for (auto& cd : load_claimed(c, cl.org_id, claimed)) {
+    if (!cd.delivery.bundle_id || cd.delivery.status == "CANCELLED") {
+      out.pages.push_back(std::move(cd));
+      continue;
     }
-    b.members = load_claimed(c, cl.org_id, ids);
-    b.carried = load_incidents(c, cl.org_id, carried[id]);
-    out.bundles.push_back(std::move(b));
+    auto& b = bundles[*cd.delivery.bundle_id];
+    if (b.members.empty()) {
+      b.org_id = cl.org_id;
+      b.id = *cd.delivery.bundle_id;
+      b.channel = cl.channel;
+      b.target = cd.delivery.target;
+      b.update = !cd.delivery.update_of.empty();
+      for (auto id : carried[b.id])
+        b.carried.push_back(carried_by_id[id]);
+    }
+    b.members.push_back(std::move(cd));
   }
+  for (auto& [id, b] : bundles)
+    out.bundles.push_back(std::move(b));
   return out;
 }
 
