@@ -267,6 +267,7 @@ void twilio_sms(api& a, const httplib::Request& req, httplib::Response& res) {
   const auto to = protocol::form_value(fields, "To").value_or("");
   const auto from = protocol::form_value(fields, "From").value_or("");
   const auto body = protocol::form_value(fields, "Body").value_or("");
+  const auto sid = protocol::form_value(fields, "MessageSid").value_or("");
   const auto signature = req.get_header_value("X-Twilio-Signature");
   const auto url = signed_url(a, req);
   std::optional<channel_config> channel;
@@ -283,6 +284,12 @@ void twilio_sms(api& a, const httplib::Request& req, httplib::Response& res) {
         }
     if (!channel || from.empty())
       return forbidden(res);
+    // A signed reply sent again (captured and replayed, or retried by Twilio after belay
+    // acted) acts on nothing: it would answer whatever paged the number last.
+    if (!sid.empty() &&
+        !storage::first_use_of_message(*conn, channel->org_id, sid, now(a)))
+      return reply_twiml(res,
+                         protocol::render_twiml_message(protocol::sms_already_answered));
     command = protocol::parse_sms_reply(body);
     // A reply naming no incident to a number whose last message was a bundle answers
     // all of the bundle.
@@ -293,8 +300,14 @@ void twilio_sms(api& a, const httplib::Request& req, httplib::Response& res) {
       paged = storage::incident_paged(*conn, channel->org_id, from,
                                       command->incident_id.value_or(0));
   }
+  // An answer that could not be made forgets the message, so that Twilio's retry acts.
+  auto forget_if_unanswered = [&](bool unanswered) {
+    if (unanswered && !sid.empty())
+      storage::release_message(*a.db.acquire(), channel->org_id, sid);
+  };
   if (bundle) {
     auto tally = answer_all(a, *bundle, command->action, bundle->person, "sms");
+    forget_if_unanswered(tally.unavailable > 0 && tally.changed == 0);
     return reply_twiml(res, protocol::render_twiml_message(protocol::answer_all_text(
                                 command->action, tally, bundle->person)));
   }
@@ -308,6 +321,7 @@ void twilio_sms(api& a, const httplib::Request& req, httplib::Response& res) {
                                : std::string{protocol::sms_nothing_to_answer}));
   auto done =
       answer(a, channel->org_id, paged->incident, command->action, paged->person, "sms");
+  forget_if_unanswered(done.outcome == protocol::answer_outcome::unavailable);
   reply_twiml(res, protocol::render_twiml_message(protocol::sms_outcome_text(
                        done.outcome, done.incident, paged->person)));
 }

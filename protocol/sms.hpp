@@ -26,5 +26,9 @@ std::string sms_outcome_text(answer_outcome outcome, const incident_record& inci
 inline constexpr std::string_view sms_nothing_to_answer =
     "No open incident paged this number.";
 std::string sms_incident_not_paged(int64_t id);
+// The reply to a message Twilio delivered before (same MessageSid): a replay, or Twilio
+// sending again a reply belay already acted on.
+inline constexpr std::string_view sms_already_answered =
+    "This reply was already answered; nothing more was done.";
 
 } // namespace belay::protocol

@@ -87,6 +87,23 @@ std::optional<paged_incident> incident_paged(connection& c, int64_t org_id,
   return paged_incident{read_held(r, 0).incident, person.empty() ? address : person};
 }
 
+bool first_use_of_message(connection& c, int64_t org_id, const std::string& sid,
+                          micros now) {
+  return c.query(R"sql(
+INSERT INTO inbound_message (org_id, sid, received_at) VALUES ($1, $2, belay_ts($3))
+ON CONFLICT DO NOTHING RETURNING 1)sql",
+                 org_id, sid, now)
+             .rows() == 1;
+}
+
+void release_message(connection& c, int64_t org_id, const std::string& sid) {
+  c.query("DELETE FROM inbound_message WHERE org_id = $1 AND sid = $2", org_id, sid);
+}
+
+void forget_inbound_messages(connection& c, micros before) {
+  c.query("DELETE FROM inbound_message WHERE received_at < belay_ts($1)", before);
+}
+
 std::vector<named_statement> answer_statements() {
   return {{"paged_incident_by_id", paged_by_id_sql},
           {"paged_incident_latest", latest_paged_sql}};

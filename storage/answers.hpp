@@ -53,4 +53,16 @@ std::optional<paged_incident> incident_paged(connection& c, int64_t org_id,
                                              const std::string& address,
                                              int64_t incident_id);
 
+// Records that the org's inbound message `sid` (Twilio's MessageSid) is being answered
+// now; false when it was before: the request is a replay and must act on nothing.
+bool first_use_of_message(connection& c, int64_t org_id, const std::string& sid,
+                          micros now);
+
+// Takes back first_use_of_message when the answer could not be made, so that Twilio's
+// retry of the same message acts.
+void release_message(connection& c, int64_t org_id, const std::string& sid);
+
+// Forgets messages received before `before` (a year ago: see 0025_inbound_messages.sql).
+void forget_inbound_messages(connection& c, micros before);
+
 } // namespace belay::storage

@@ -2,6 +2,7 @@
 
 #include "protocol/policy_json.hpp"
 #include "storage/alerts.hpp"
+#include "storage/answers.hpp"
 #include "storage/columns.hpp"
 #include "storage/db.hpp"
 #include "storage/incident_rows.hpp"
@@ -401,7 +402,8 @@ timeline_page load_timeline(connection& c, int64_t org_id, int64_t id, int64_t a
 }
 
 // One statement: the foreign keys (dead letter → delivery → incident, timeline →
-// incident) are checked at its end, when every row of the batch is gone.
+// incident) are checked at its end, when every row of the batch is gone. Bundles have
+// no foreign keys; they go with their incidents here all the same.
 const std::string retention_sql = R"sql(
 WITH doomed AS (
   SELECT org_id, id FROM incident
@@ -419,6 +421,19 @@ WITH doomed AS (
 ), alerts AS (
   DELETE FROM alert a USING doomed
   WHERE a.org_id = doomed.org_id AND a.incident_id = doomed.id
+), bundled AS (
+  DELETE FROM bundle_incident bi USING doomed
+  WHERE bi.org_id = doomed.org_id AND bi.incident_id = doomed.id
+  RETURNING bi.org_id, bi.bundle_id
+), bundles AS (
+  -- A bundle goes with the last incident it spoke of. Every part of this statement sees
+  -- the rows as they were before it, so "the last" is: no incident of it outside doomed.
+  DELETE FROM bundle b USING (SELECT DISTINCT org_id, bundle_id FROM bundled) x
+  WHERE b.org_id = x.org_id AND b.id = x.bundle_id
+    AND NOT EXISTS (SELECT 1 FROM bundle_incident bi
+                    WHERE bi.org_id = b.org_id AND bi.bundle_id = b.id
+                      AND NOT EXISTS (SELECT 1 FROM doomed d
+                                      WHERE d.org_id = bi.org_id AND d.id = bi.incident_id))
 )
 DELETE FROM incident i USING doomed WHERE i.org_id = doomed.org_id AND i.id = doomed.id
 RETURNING i.id)sql";
@@ -435,9 +450,12 @@ size_t sweep_retention(connection& c, const orphan_sweep& sweep) {
 
 // How long a trigger mark is kept once written: far longer than any read-back waits.
 constexpr micros trigger_mark_lifetime = 600'000'000;
+// How long an answered Twilio message is remembered (0025_inbound_messages.sql).
+constexpr micros inbound_message_lifetime = 365LL * 86'400'000'000LL;
 
 std::vector<held_incident> sweep_orphans(connection& c, const orphan_sweep& sweep) {
   prune_trigger_marks(c, sweep.now - trigger_mark_lifetime);
+  forget_inbound_messages(c, sweep.now - inbound_message_lifetime);
   sweep_retention(c, sweep);
   return adopt_orphans(c, sweep);
 }

@@ -86,3 +86,33 @@ TEST_CASE_METHOD(retention_fixture, "retention deletes in batches, oldest first"
   CHECK(rows(c) == 0);
   CHECK(storage::delete_resolved_before(db.sql(), later, 2) == 0);
 }
+
+TEST_CASE_METHOD(
+    retention_fixture,
+    "a resolved incident's bundle rows go with it, and a bundle with the last "
+    "incident it spoke of") {
+  node.adopt();
+  auto a = resolved("bundled-a");
+  node.advance(1s);
+  auto b = resolved("bundled-b");
+  auto later = node.now() + 1'000'000;
+  // One bundle that spoke of both, as a storm's message to one person would have.
+  db.sql().query(
+      "INSERT INTO bundle (org_id, id, channel, target, kind, status, attempts, "
+      "idempotency_key, created_at) VALUES ($1, 77, 'log', 'bob', 'page', "
+      "'SENT', 1, 'bundle:77', now())",
+      org);
+  db.sql().query("INSERT INTO bundle_incident (org_id, bundle_id, incident_id, member) "
+                 "VALUES ($1, 77, $2, true), ($1, 77, $3, true)",
+                 org, a, b);
+  auto bundle_rows = [&] {
+    return count("SELECT (SELECT count(*) FROM bundle WHERE id = 77) * 10 + "
+                 "(SELECT count(*) FROM bundle_incident WHERE bundle_id = 77)");
+  };
+  REQUIRE(bundle_rows() == 12);
+
+  CHECK(storage::delete_resolved_before(db.sql(), later, 1) == 1); // a, the oldest
+  CHECK(bundle_rows() == 11); // b's row and the bundle stay
+  CHECK(storage::delete_resolved_before(db.sql(), later, 1) == 1);
+  CHECK(bundle_rows() == 0);
+}

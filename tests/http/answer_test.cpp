@@ -233,6 +233,38 @@ TEST_CASE("SMS replies: a signed 1 acknowledges, a bad signature or a stranger c
   CHECK(shown_status(belay, second) == "OPEN");
 }
 
+TEST_CASE("a signed SMS reply sent again is a replay: it answers that it was already "
+          "answered and acts on nothing, not even on the incident that paged since") {
+  sinks s;
+  test::served_belay belay{answer_org(s)};
+  const auto messages = "/twilio/2010-04-01/Accounts/AC0123/Messages.json";
+  const auto first = belay.open("replay-1", "sms");
+  REQUIRE(wait_received(s.http, messages, 1));
+  wait_sent(belay, first);
+  auto resolve =
+      test::sms_reply(belay, bob_phone, twilio_number, "2", twilio_token, "SMreplayed");
+  CHECK(contains(resolve.body, "Resolved by bob: #" + std::to_string(first)));
+
+  // The captured reply, replayed once a second incident has paged bob: today's "2"
+  // would resolve it, whoever sent it.
+  const auto second = belay.open("replay-2", "sms");
+  REQUIRE(wait_received(s.http, messages, 2));
+  wait_sent(belay, second);
+  const auto before = belay.row_counts();
+  auto replay =
+      test::sms_reply(belay, bob_phone, twilio_number, "2", twilio_token, "SMreplayed");
+  CHECK(replay.status == 200);
+  CHECK(contains(replay.body,
+                 "<Response><Message>This reply was already answered; nothing "
+                 "more was done.</Message></Response>"));
+  CHECK(shown_status(belay, second) == "OPEN");
+  CHECK(belay.row_counts() == before);
+
+  // A new message from bob still answers.
+  auto fresh = sms_reply(belay, bob_phone, "1", twilio_token);
+  CHECK(contains(fresh.body, "Acknowledged by bob: #" + std::to_string(second)));
+}
+
 TEST_CASE("a Slack button click with a valid signature acknowledges, a stale or forged "
           "one is refused") {
   sinks s;

@@ -31,7 +31,9 @@ TEST_CASE("migrations apply once and re-running them changes nothing") {
                                             "0021_lighter_trigger_statement",
                                             "0022_duplicate_statement",
                                             "0023_alerts",
-                                            "0024_contacts"});
+                                            "0024_contacts",
+                                            "0025_inbound_messages",
+                                            "0026_bundle_retention"});
   CHECK(storage::migrate(db.sql()).empty());
   CHECK(db.count("SELECT count(*) FROM schema_migrations") ==
         static_cast<int64_t>(first.size()));
@@ -86,7 +88,7 @@ TEST_CASE("two belay serve processes starting at once migrate once") {
   REQUIRE(a.wait_ready());
   REQUIRE(b.wait_ready());
   // Every migration once (the first test case names them all).
-  CHECK(db.count("SELECT count(*) FROM schema_migrations") == 23);
+  CHECK(db.count("SELECT count(*) FROM schema_migrations") == 25);
   auto applied = [](const std::string& log) {
     return log.find("applied migration 0001_init") != std::string::npos;
   };

@@ -50,15 +50,23 @@ inline std::vector<recorded_request> received(const http_sink& sink,
 
 inline const std::string twilio_sms_path = "/api/v1/integrations/twilio/sms";
 
-// A Twilio SMS webhook from `from` to belay's number `to`, signed with `token`.
+// A MessageSid no earlier reply of this test process had, as Twilio gives each message.
+inline std::string fresh_message_sid() {
+  static int next = 0;
+  return "SM" + std::to_string(1000000 + ++next);
+}
+
+// A Twilio SMS webhook from `from` to belay's number `to`, signed with `token`, as
+// message `sid` (a new one unless given: a reply sent again is a replay).
 inline reply sms_reply(served_belay& belay, const std::string& from,
                        const std::string& to, const std::string& text,
-                       const std::string& token) {
+                       const std::string& token,
+                       const std::string& sid = fresh_message_sid()) {
   auto body = form_body({{"AccountSid", "AC0123"},
                          {"From", from},
                          {"To", to},
                          {"Body", text},
-                         {"MessageSid", "SM0001"}});
+                         {"MessageSid", sid}});
   auto signature =
       python_signature("twilio", token, base_url(belay) + twilio_sms_path, body);
   return post_form(belay, twilio_sms_path, body, {{"X-Twilio-Signature", signature}});
