@@ -5,6 +5,7 @@
 #include "http/respond.hpp"
 #include "http/routes.hpp"
 #include "protocol/error.hpp"
+#include "protocol/redact.hpp"
 
 #include <cmath>
 #include <cstdint>
@@ -178,24 +179,24 @@ server::server(api& a, server_options options) : impl_(new impl{a, options, {}})
         res.set_content(protocol::render_error(e), "application/json");
         return httplib::Server::HandlerResponse::Handled;
       }});
-  http.set_exception_handler(
-      [](const httplib::Request& req, httplib::Response& res, std::exception_ptr ep) {
-        std::string what = "unknown error";
-        try {
-          std::rethrow_exception(ep);
-        } catch (const std::exception& e) {
-          what = e.what();
-        } catch (...) {
-        }
-        spdlog::error("http {} {}: {}", req.method, req.path, what);
-        res.status = 503;
-        res.set_content(protocol::render_error({503, "unavailable",
-                                                "belay could not complete "
-                                                "the request; retry",
-                                                ""}),
-                        "application/json");
-        res.set_header("Retry-After", "1");
-      });
+  http.set_exception_handler([](const httplib::Request& req, httplib::Response& res,
+                                std::exception_ptr ep) {
+    std::string what = "unknown error";
+    try {
+      std::rethrow_exception(ep);
+    } catch (const std::exception& e) {
+      what = e.what();
+    } catch (...) {
+    }
+    spdlog::error("http {} {}: {}", req.method, protocol::loggable_path(req.path), what);
+    res.status = 503;
+    res.set_content(protocol::render_error({503, "unavailable",
+                                            "belay could not complete "
+                                            "the request; retry",
+                                            ""}),
+                    "application/json");
+    res.set_header("Retry-After", "1");
+  });
   // The same thread runs a request from routing to logging: a thread-local holds its
   // start time for the ingest latency histogram.
   static thread_local std::chrono::steady_clock::time_point started;
@@ -237,7 +238,8 @@ server::server(api& a, server_options options) : impl_(new impl{a, options, {}})
   });
   http.set_logger([this](const httplib::Request& req, const httplib::Response& res) {
     impl_->guard.request_finished();
-    spdlog::debug("http {} {} -> {}", req.method, req.path, res.status);
+    spdlog::debug("http {} {} -> {}", req.method, protocol::loggable_path(req.path),
+                  res.status);
     if (auto format = ingest_format(req); !format.empty()) {
       std::chrono::duration<double> took = std::chrono::steady_clock::now() - started;
       metrics::observe(metrics::name::ingest_latency_seconds, took.count(),

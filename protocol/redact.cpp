@@ -143,4 +143,16 @@ std::string compact_json_without_secrets(const rapidjson::Value& v) {
   return to_string(out);
 }
 
+std::string loggable_path(std::string_view path) {
+  for (std::string_view prefix : {"/hb/", "/a/"}) {
+    if (path.substr(0, prefix.size()) != prefix)
+      continue;
+    auto rest = path.substr(prefix.size());
+    auto end = rest.find('/');
+    auto after = end == std::string_view::npos ? std::string_view{} : rest.substr(end);
+    return std::string(prefix) + "…" + std::string(after);
+  }
+  return std::string(path);
+}
+
 } // namespace belay::protocol

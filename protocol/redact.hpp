@@ -17,4 +17,9 @@ bool is_secret_field(std::string_view name);
 // rendered once, as compact_json would, never parsed again.
 std::string compact_json_without_secrets(const rapidjson::Value& v);
 
+// A request path fit for a log line: the secret segment of /hb/<key>… and /a/<token>
+// becomes "…" (a heartbeat key and an answer token are credentials in the path; what
+// follows a key, e.g. /start, stays). The query string is not part of a path.
+std::string loggable_path(std::string_view path);
+
 } // namespace belay::protocol

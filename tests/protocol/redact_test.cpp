@@ -35,3 +35,16 @@ TEST_CASE("a payload loses its secret-named members at any depth, values and all
       "payload"));
   CHECK(compact_json_without_secrets(d) == R"({"a":1,"b":{"c":[{"d":2}]}})");
 }
+
+TEST_CASE("a logged path keeps everything but the key or token it carries") {
+  using belay::protocol::loggable_path;
+  CHECK(loggable_path("/hb/k3y") == "/hb/\u2026");
+  CHECK(loggable_path("/hb/k3y/start") == "/hb/\u2026/start");
+  CHECK(loggable_path("/hb/k3y/1") == "/hb/\u2026/1");
+  CHECK(loggable_path("/a/t0ken") == "/a/\u2026");
+  CHECK(loggable_path("/a/") == "/a/\u2026");
+  CHECK(loggable_path("/api/v1/incidents/7/ack") == "/api/v1/incidents/7/ack");
+  CHECK(loggable_path("/api/v1/integrations/twilio/voice") ==
+        "/api/v1/integrations/twilio/voice");
+  CHECK(loggable_path("/hbx/k3y") == "/hbx/k3y");
+}
