@@ -45,8 +45,10 @@ struct options {
   std::string prefix = "load";
   std::string policy = "bench-far";
   std::string format = "native"; // native | am (Alertmanager's POST /api/v2/alerts) |
+                                 // amhook (Alertmanager's webhook to belay, one alert) |
                                  // hb (heartbeat pings: GET /hb/<prefix>-<i mod monitors>)
-  long monitors = 1;             // hb: how many ping keys the requests go round
+  long monitors = 1;             // hb: how many ping keys the requests go round;
+                                 // amhook: how many alertnames the alerts go round
   double rate = 0;               // requests/s; 0 = closed loop
   double duration = 10;          // seconds of sending
   long count = 0;                // stop after this many requests (0 = no limit)
@@ -59,7 +61,7 @@ struct options {
 [[noreturn]] void usage() {
   std::fprintf(stderr,
                "usage: rate_load [--port N] [--path P] [--key K] [--prefix S] [--policy NAME]\n"
-               "                 [--format native|am|hb] [--monitors N] [--rate R] [--duration S]\n"
+               "                 [--format native|am|amhook|hb] [--monitors N] [--rate R] [--duration S]\n"
                "                 [--count N] [--connections C] [--retries N] [--cap S]\n");
   std::exit(2);
 }
@@ -99,7 +101,7 @@ options parse(int argc, char** argv) {
     else
       usage();
   }
-  if (o.format != "native" && o.format != "am" && o.format != "hb")
+  if (o.format != "native" && o.format != "am" && o.format != "amhook" && o.format != "hb")
     usage();
   return o;
 }
@@ -109,6 +111,10 @@ std::string body(const options& o, long i) {
   if (o.format == "am")
     return R"([{"labels":{"alertname":"BenchAlert","instance":")" + k +
            R"(","job":"bench"},"annotations":{"summary":"bench )" + k + R"("}}])";
+  if (o.format == "amhook")
+    return R"({"version":"4","status":"firing","alerts":[{"status":"firing","fingerprint":")" +
+           k + R"(","labels":{"alertname":"BenchAlert)" + std::to_string(i % o.monitors) +
+           R"(","instance":")" + k + R"("},"annotations":{"summary":"bench )" + k + R"("}}]})";
   return R"({"dedupKey":")" + k + R"(","title":"bench )" + k + R"(","policy":")" + o.policy +
          R"(","severity":"critical"})";
 }
@@ -146,7 +152,7 @@ int main(int argc, char** argv) {
       cli.set_connection_timeout(5, 0);
       cli.set_read_timeout(10, 0);
       httplib::Headers headers;
-      if (o.format == "native")
+      if (o.format == "native" || o.format == "amhook")
         headers.emplace("Authorization", "Bearer " + o.key);
       for (;;) {
         long i = next.fetch_add(1);

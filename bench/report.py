@@ -223,6 +223,40 @@ if present("storm-oncall"):
             fmt(m / 1000, "µs"), goal="a few µs", ok=m <= 5000, note=f"p99 {fmt(p99 / 1000, 'µs')}",
             data={"belay": m, "p99": p99})
 
+if present("storm-person"):
+    # One person's view of a storm under §14's default SMS throttle (1/60 s, 5/900 s, …):
+    # the first text goes at once, the next when the 60-s window opens, so "last 2xx → the
+    # text naming them all" is bounded below by the throttle, by design; what belay adds is
+    # that text's lateness after its window opened.
+    alerts = int(meta.get("storm_n", 10000))
+    m, note, n = median("storm-person", "messages")
+    row("storm-person", f"texts to the person in the watch ({alerts:,} alerts, default throttles)",
+        fmt(m), goal="≤ 2: one at once, one naming all", ok=None if m is None else m <= 2,
+        note=note, data={"belay": m, "runs": n})
+    big, _, _ = median("storm-person", "largest_bundle")
+    row("storm-person", "most incidents one text named", fmt(big), goal=f"{alerts:,}",
+        ok=None if big is None else big >= alerts, data={"belay": big})
+    t, note, _ = median("storm-person", "first_all_s")
+    row("storm-person", "last 2xx → the first text naming them all", fmt(t, "s"),
+        goal="the throttle's window (60 s) and no more", ok=None, note=note if t is None else "",
+        data={"belay": t})
+    late, note, _ = median("storm-person", "after_open_s")
+    row("storm-person", "that text after its throttle window opened", fmt(late, "s"),
+        goal="≤ 2 s (44)", ok=None if late is None else late <= 2, note=note if late is None else "",
+        data={"belay": late})
+
+if present("storm-grouped"):
+    alerts = int(meta.get("storm_n", 10000))
+    inc, note, n = median("storm-grouped", "incidents")
+    row("storm-grouped", f"incidents from {alerts:,} alerts of 10 alertnames, grouped", fmt(inc),
+        goal="exactly 10", ok=None if inc is None else inc == 10, data={"belay": inc, "runs": n})
+    pages, _, _ = median("storm-grouped", "pages")
+    row("storm-grouped", "pages at the sink", fmt(pages), goal="exactly 10",
+        ok=None if pages is None else pages == 10, data={"belay": pages})
+    eps, _, _ = median("storm-grouped", "alerts_per_s")
+    row("storm-grouped", "alerts accepted per second (one alert a post)", fmt(eps),
+        data={"belay": eps})
+
 if present("delivery"):
     v, note, n = median("delivery", "per_s")
     row("delivery", f"outbox drain, deliveries/s ({int(meta.get('delivery_n', 0)):,} pending)",

@@ -2,7 +2,9 @@
 // scenario can ask how many pages arrived and when. Both belay's webhook channel and
 // Alertmanager's webhook receiver point here.
 //   GET /count     {"count":n,"distinct":n,"alerts":n,"firstUs":t,"lastUs":t,"nowUs":t}
-//   DELETE /count  zeroes everything
+//   GET /messages  {"messages":[{"us":t,"to":"…","body":"…"},…]}: the texts posted to a
+//                  Twilio-style …/Messages.json (belay's sms channel), in arrival order
+//   DELETE /count  zeroes everything (the messages too)
 // Times are microseconds since the epoch (CLOCK_REALTIME), comparable with the load tools.
 #include <httplib.h>
 
@@ -39,7 +41,27 @@ struct tally {
   int64_t first_us = 0;
   int64_t last_us = 0;
   std::unordered_set<std::string> keys; // Idempotency-Key headers seen (belay's webhook)
+  std::string messages;                  // JSON objects of the texts, comma-separated
 };
+
+// The JSON string of `text`, quoted (the texts are belay's own, but a title may hold
+// anything).
+std::string json_string(const std::string& text) {
+  std::string out = "\"";
+  for (unsigned char c : text) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out + "\"";
+}
 
 // Debian's libcpp-httplib listens with a backlog of 5 (CPPHTTPLIB_LISTEN_BACKLOG, compiled
 // into the library). Alertmanager opens a connection per notification, hundreds at once; with
@@ -94,7 +116,12 @@ int main(int argc, char** argv) {
     std::lock_guard<std::mutex> lock{t.mutex};
     t.count = t.alerts = t.first_us = t.last_us = 0;
     t.keys.clear();
+    t.messages.clear();
     res.set_content(R"({"count":0})", "application/json");
+  });
+  http.Get("/messages", [&t](const httplib::Request&, httplib::Response& res) {
+    std::lock_guard<std::mutex> lock{t.mutex};
+    res.set_content("{\"messages\":[" + t.messages + "]}", "application/json");
   });
   http.Post(R"(/.*)", [&t](const httplib::Request& req, httplib::Response& res) {
     auto at = now_us();
@@ -108,6 +135,18 @@ int main(int argc, char** argv) {
       auto key = req.get_header_value("Idempotency-Key");
       if (!key.empty())
         t.keys.insert(key);
+      if (req.path.size() >= 14 && req.path.compare(req.path.size() - 14, 14, "/Messages.json") == 0) {
+        if (!t.messages.empty())
+          t.messages += ',';
+        httplib::Params form; // the request's form fields (httplib parses only the query)
+        httplib::detail::parse_query_text(req.body, form);
+        auto field = [&form](const char* name) {
+          auto it = form.find(name);
+          return it == form.end() ? std::string{} : it->second;
+        };
+        t.messages += "{\"us\":" + std::to_string(at) + ",\"to\":" + json_string(field("To")) +
+                      ",\"body\":" + json_string(field("Body")) + "}";
+      }
     }
     res.set_content("ok", "text/plain");
   });

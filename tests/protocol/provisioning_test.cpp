@@ -14,7 +14,8 @@ const char* design_example = R"({"orgs":[{"name":"acme","apiKeys":["acme-admin-k
   "policies":[{"name":"default","repeat":0,"repeatDelaySeconds":300,"graceSeconds":300,
                "steps":[{"delaySeconds":0,"targets":[{"channel":"ops-hook","to":"#ops"}]},
                         {"delaySeconds":300,"targets":[{"channel":"ops-hook","to":"lead"}]}]}],
-  "integrations":[{"name":"prom","type":"alertmanager","key":"acme-am-key","policy":"default"},
+  "integrations":[{"name":"prom","type":"alertmanager","key":"acme-am-key","policy":"default",
+                   "grouping":{"by":["labels.alertname","labels.cluster"]}},
                   {"name":"pd","type":"events","key":"acme-routing-key","policy":"default","shadow":false}]}]})";
 
 // The design example with the value at `pointer` (RFC 6901) replaced by `value_json`.
@@ -68,7 +69,10 @@ TEST_CASE("the DESIGN.md example provisions one org with everything in it") {
   CHECK(acme.integrations[0].key == "acme-am-key");
   CHECK(acme.integrations[0].policy == "default");
   CHECK_FALSE(acme.integrations[0].shadow);
+  CHECK(acme.integrations[0].group_by ==
+        std::vector<std::string>{"labels.alertname", "labels.cluster"});
   CHECK(acme.integrations[1].type == "events");
+  CHECK(acme.integrations[1].group_by.empty());
 }
 
 TEST_CASE("channel settings default to 4 attempts, 30 s base, 120 s cap, 5 s timeout") {
