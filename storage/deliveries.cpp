@@ -388,6 +388,28 @@ release_claims_of(connection& c, const std::string& node, micros now) {
   return released(c.query(release_node_sql, now, node));
 }
 
+const std::string removed_channel_sql = R"sql(
+WITH dead AS (
+  UPDATE delivery d
+  SET status = 'DEAD', held_by = NULL, next_attempt_at = NULL,
+      last_error = 'channel ''' || d.channel || ''' no longer exists (provisioning removed it)'
+  FROM (SELECT p.org_id, p.id FROM delivery p
+        WHERE p.status = 'PENDING' AND p.next_attempt_at <= belay_ts($1)
+          AND NOT EXISTS (SELECT 1 FROM channel ch
+                          WHERE ch.org_id = p.org_id AND ch.name = p.channel)
+        LIMIT $2 FOR UPDATE SKIP LOCKED) gone
+  WHERE d.org_id = gone.org_id AND d.id = gone.id
+  RETURNING d.org_id, d.id, d.incident_id, d.channel, d.target, d.attempts, d.last_error
+)
+INSERT INTO dead_letter (org_id, delivery_id, incident_id, channel, target, reason,
+                         attempts, failed_at)
+SELECT org_id, id, incident_id, channel, target, last_error, attempts, belay_ts($1)
+FROM dead RETURNING delivery_id)sql";
+
+size_t dead_letter_removed_channels(connection& c, micros now, int limit) {
+  return static_cast<size_t>(c.query(removed_channel_sql, now, limit).rows());
+}
+
 micros retry_delay(const channel_config& ch, int failed_attempts) {
   double delay = ch.retry_base_seconds * std::pow(2.0, std::max(0, failed_attempts - 1));
   return static_cast<micros>(std::llround(std::min(delay, ch.retry_cap_seconds) * 1e6));

@@ -5,6 +5,7 @@
 #include "storage/answers.hpp"
 #include "storage/columns.hpp"
 #include "storage/db.hpp"
+#include "storage/deliveries.hpp"
 #include "storage/incident_rows.hpp"
 #include "storage/statements.hpp"
 
@@ -456,6 +457,7 @@ constexpr micros inbound_message_lifetime = 365LL * 86'400'000'000LL;
 std::vector<held_incident> sweep_orphans(connection& c, const orphan_sweep& sweep) {
   prune_trigger_marks(c, sweep.now - trigger_mark_lifetime);
   forget_inbound_messages(c, sweep.now - inbound_message_lifetime);
+  dead_letter_removed_channels(c, sweep.now, sweep.limit);
   sweep_retention(c, sweep);
   return adopt_orphans(c, sweep);
 }
