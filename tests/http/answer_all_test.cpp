@@ -87,11 +87,7 @@ TEST_CASE("a key pressed during a bundle's call acknowledges every incident of i
   // The bundle call's <Gather action="…">: the voice callback with the bundle's token.
   auto twiml = test::form_fields(received(sink, calls_path).back().body)["Twiml"];
   INFO("twiml: " << twiml);
-  const std::string action = "action=\"";
-  auto start = twiml.find(action);
-  REQUIRE(start != std::string::npos);
-  start += action.size();
-  const auto url = twiml.substr(start, twiml.find('"', start) - start);
+  const auto url = test::gather_action(twiml);
   REQUIRE(url.rfind(base_url(belay) + "/api/v1/integrations/twilio/voice?t=", 0) == 0);
   const auto body = test::form_body({{"AccountSid", "AC0123"},
                                      {"CallSid", "CA0002"},
@@ -121,27 +117,11 @@ TEST_CASE("Slack's Resolve all on a bundle resolves every incident of it still o
   settle(belay, ids[0], "ack");
   settle(belay, ids[2], "resolve");
 
-  auto message = test::json(received(sink, "/slack").back().body);
-  REQUIRE(message.IsObject());
-  std::string token;
-  for (auto& block : message["blocks"].GetArray())
-    if (std::string{block["type"].GetString()} == "actions")
-      for (auto& button : block["elements"].GetArray())
-        if (std::string{button["text"]["text"].GetString()} == "Resolve all")
-          token = button["value"].GetString();
+  const auto token =
+      test::slack_button_value(received(sink, "/slack").back().body, "Resolve all");
   REQUIRE(!token.empty());
-  const std::string payload =
-      R"({"type":"block_actions","user":{"id":"U042","username":"carol","name":"carol"},)"
-      R"("actions":[{"action_id":"belay_resolve","value":")" +
-      token + R"(","type":"button"}]})";
-  const auto body = "payload=" + test::percent_encode(payload);
-  const auto ts = std::to_string(std::chrono::duration_cast<std::chrono::seconds>(
-                                     std::chrono::system_clock::now().time_since_epoch())
-                                     .count());
-  auto clicked = test::post_form(
-      belay, "/api/v1/integrations/slack/actions", body,
-      {{"X-Slack-Request-Timestamp", ts},
-       {"X-Slack-Signature", test::python_signature("slack", slack_secret, ts, body)}});
+  auto clicked = test::slack_click(belay, test::slack_click_body("belay_resolve", token),
+                                   slack_secret, test::unix_seconds_now());
   CHECK(clicked.status == 200);
   CHECK(clicked.body == "Resolved 3 of 4 incidents by carol (1 already answered).");
   CHECK(incidents_where(belay, "status = 'RESOLVED' AND resolved_by = 'carol' AND "
