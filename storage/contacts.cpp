@@ -173,11 +173,17 @@ checked_bundle recheck_bundle(connection& c, const bundle_recheck& req) {
   return out;
 }
 
+// One transaction: the storage worker runs an operation alone without BEGIN, and apart,
+// the members' rows said SENT while the bundle was still CLAIMED and the contact's last
+// message still the previous one (a reply in between answered the wrong message).
 std::vector<recorded_outcome> record_bundle_outcome(connection& c,
                                                     const bundle_outcome& o) {
-  auto recorded = record_outcomes(c, o.members);
-  c.query(bundle_outcome_sql, o.org_id, o.bundle_id, o.status, o.error, o.at);
-  return recorded;
+  auto work = [&] {
+    auto recorded = record_outcomes(c, o.members);
+    c.query(bundle_outcome_sql, o.org_id, o.bundle_id, o.status, o.error, o.at);
+    return recorded;
+  };
+  return c.in_transaction() ? work() : transaction(c, work);
 }
 
 std::optional<answered_bundle> load_bundle(connection& c, int64_t bundle_id) {

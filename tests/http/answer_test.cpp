@@ -272,32 +272,15 @@ TEST_CASE("a Slack button click with a valid signature acknowledges, a stale or 
   const auto id = belay.open("slack-1", "slack");
   REQUIRE(wait_received(s.http, "/slack", 1));
   wait_sent(belay, id);
-  auto message = test::json(received(s.http, "/slack").front().body);
-  REQUIRE(message.IsObject());
-  std::string token;
-  for (auto& block : message["blocks"].GetArray())
-    if (std::string{block["type"].GetString()} == "actions")
-      for (auto& button : block["elements"].GetArray())
-        if (std::string{button["action_id"].GetString()} == "belay_ack")
-          token = button["value"].GetString();
+  const auto token =
+      test::slack_button_value(received(s.http, "/slack").front().body, "Acknowledge");
   REQUIRE(!token.empty());
 
-  const std::string payload =
-      R"({"type":"block_actions","user":{"id":"U042","username":"carol","name":"carol"},)"
-      R"("actions":[{"action_id":"belay_ack","value":")" +
-      token + R"(","type":"button"}]})";
-  const auto body = "payload=" + percent_encode(payload);
-  const auto path = "/api/v1/integrations/slack/actions";
+  const auto body = test::slack_click_body("belay_ack", token);
   auto click = [&](const std::string& secret, long long timestamp) {
-    const auto ts = std::to_string(timestamp);
-    return post_form(
-        belay, path, body,
-        {{"X-Slack-Request-Timestamp", ts},
-         {"X-Slack-Signature", python_signature("slack", secret, ts, body)}});
+    return test::slack_click(belay, body, secret, timestamp);
   };
-  const long long now = std::chrono::duration_cast<std::chrono::seconds>(
-                            std::chrono::system_clock::now().time_since_epoch())
-                            .count();
+  const long long now = test::unix_seconds_now();
   const auto before = belay.row_counts();
   CHECK(click(slack_secret, now - 6 * 60).status == 403); // older than 5 minutes
   CHECK(click("another-secret", now).status == 403);
@@ -382,11 +365,7 @@ TEST_CASE("a key pressed during the call, signed, acknowledges, and a forged one
   REQUIRE(call.count("Twiml") == 1);
   const auto twiml = call["Twiml"];
   INFO("twiml: " << twiml);
-  const std::string action = "action=\"";
-  auto start = twiml.find(action);
-  REQUIRE(start != std::string::npos);
-  start += action.size();
-  const auto url = twiml.substr(start, twiml.find('"', start) - start);
+  const auto url = test::gather_action(twiml);
   REQUIRE(url.rfind(base_url(belay) + "/api/v1/integrations/twilio/voice?t=", 0) == 0);
   const auto path = url.substr(base_url(belay).size());
   const auto body = form_body({{"AccountSid", "AC0123"},

@@ -5,10 +5,12 @@
 
 #include "support/form.hpp"
 #include "support/http_sink.hpp"
+#include "support/json.hpp"
 #include "support/served_belay.hpp"
 #include "support/shell.hpp"
 
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -70,6 +72,55 @@ inline reply sms_reply(served_belay& belay, const std::string& from,
   auto signature =
       python_signature("twilio", token, base_url(belay) + twilio_sms_path, body);
   return post_form(belay, twilio_sms_path, body, {{"X-Twilio-Signature", signature}});
+}
+
+// The callback of a call's <Gather action="…">, from the TwiML it was made with.
+inline std::string gather_action(const std::string& twiml) {
+  const std::string action = "action=\"";
+  auto start = twiml.find(action);
+  REQUIRE(start != std::string::npos);
+  start += action.size();
+  return twiml.substr(start, twiml.find('"', start) - start);
+}
+
+// The value (an answer token) of the button labelled `label` in a Slack message; "" if
+// none.
+inline std::string slack_button_value(const std::string& message_json,
+                                      const std::string& label) {
+  auto message = json(message_json);
+  REQUIRE(message.IsObject());
+  for (auto& block : message["blocks"].GetArray())
+    if (std::string{block["type"].GetString()} == "actions")
+      for (auto& button : block["elements"].GetArray())
+        if (label == button["text"]["text"].GetString())
+          return button["value"].GetString();
+  return {};
+}
+
+// The form body of carol's click on the button `action_id` carrying `token`, as Slack
+// posts it.
+inline std::string slack_click_body(const std::string& action_id,
+                                    const std::string& token) {
+  const std::string payload =
+      R"({"type":"block_actions","user":{"id":"U042","username":"carol","name":"carol"},)"
+      R"("actions":[{"action_id":")" +
+      action_id + R"(","value":")" + token + R"(","type":"button"}]})";
+  return "payload=" + percent_encode(payload);
+}
+
+inline long long unix_seconds_now() {
+  return std::chrono::duration_cast<std::chrono::seconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// Slack's POST of `body` to the actions route, signed with `secret` at `timestamp`.
+inline reply slack_click(served_belay& belay, const std::string& body,
+                         const std::string& secret, long long timestamp) {
+  const auto ts = std::to_string(timestamp);
+  return post_form(belay, "/api/v1/integrations/slack/actions", body,
+                   {{"X-Slack-Request-Timestamp", ts},
+                    {"X-Slack-Signature", python_signature("slack", secret, ts, body)}});
 }
 
 } // namespace belay::test
