@@ -253,7 +253,7 @@ TEST_CASE("restrictions whose end is before their start run past midnight", "[on
   }
 }
 
-TEST_CASE("the DESIGN.md schedule: weekdays on top of a daily backstop", "[oncall]") {
+TEST_CASE("the docs/ example schedule: weekdays on top of a daily backstop", "[oncall]") {
   const auto s =
       value_of(parse_schedule(R"({"name": "primary", "timeZone": "America/New_York",
     "layers": [{"name": "weekdays", "users": ["alice", "bob", "carol"],

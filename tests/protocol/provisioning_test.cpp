@@ -7,7 +7,7 @@ using namespace belay::protocol::test;
 
 namespace {
 
-// The provisioning example of DESIGN.md section 6.
+// The provisioning example of docs/operations.md#provisioning.
 const char* design_example = R"({"orgs":[{"name":"acme","apiKeys":["acme-admin-key"],
   "channels":[{"name":"ops-hook","type":"webhook","url":"http://127.0.0.1:9000/hook","secret":"s",
                "maxAttempts":4,"retryBaseSeconds":30,"retryCapSeconds":120,"timeoutSeconds":5}],
@@ -35,7 +35,7 @@ const error& invalid(const parsed<provisioning>& p) {
 
 } // namespace
 
-TEST_CASE("the DESIGN.md example provisions one org with everything in it") {
+TEST_CASE("the docs/operations.md example provisions one org with everything in it") {
   auto p = value_of(parse_provisioning(design_example));
   REQUIRE(p.orgs.size() == 1);
   const provisioned_org& acme = p.orgs[0];
@@ -314,7 +314,7 @@ TEST_CASE("shadow integrations are marked") {
 
 namespace {
 
-// The users and schedules of DESIGN.md section 10, in an org with the channels they
+// The users and schedules of docs/guarantees.md#on-call, in an org with the channels they
 // name and a policy that pages the schedule, then a user.
 const char* people_example = R"({"orgs":[{"name":"acme",
   "channels":[{"name":"mail","type":"email","url":"smtp://127.0.0.1:2525"},
@@ -347,7 +347,7 @@ std::string people_without(const char* pointer) {
 
 } // namespace
 
-TEST_CASE("the DESIGN.md users and schedules provision with everything in them") {
+TEST_CASE("the docs/ example users and schedules provision with everything in them") {
   auto p = value_of(parse_provisioning(people_example));
   const provisioned_org& acme = p.orgs[0];
   REQUIRE(acme.users.size() == 4);
@@ -487,7 +487,7 @@ TEST_CASE("users and schedules belong to their org") {
 
 namespace {
 
-// The design example with DESIGN.md section 12's heartbeat in it.
+// The design example with docs/guarantees.md#heartbeats's heartbeat in it.
 std::string with_heartbeat(const std::string& fields = "") {
   return example_with(
       "/orgs/0/heartbeats",
@@ -502,7 +502,7 @@ std::string heartbeat_with(const char* pointer, const std::string& value_json) {
 
 } // namespace
 
-TEST_CASE("the DESIGN.md heartbeat provisions with everything in it") {
+TEST_CASE("the docs/operations.md heartbeat provisions with everything in it") {
   auto p = value_of(parse_provisioning(with_heartbeat()));
   REQUIRE(p.orgs[0].heartbeats.size() == 1);
   auto& h = p.orgs[0].heartbeats[0];

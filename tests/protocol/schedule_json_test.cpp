@@ -7,7 +7,7 @@ using namespace belay::protocol::test;
 
 namespace {
 
-// The schedule of DESIGN.md section 10.
+// The schedule of docs/guarantees.md#on-call.
 const char* design_schedule = R"({"name": "primary", "timeZone": "America/New_York",
   "layers": [{"name": "weekdays", "users": ["alice", "bob", "carol"],
               "rotation": {"type": "weekly", "length": 1, "start": "2026-11-02T09:00"},
@@ -28,7 +28,7 @@ std::string field_of(const std::string& text) {
 
 } // namespace
 
-TEST_CASE("the DESIGN.md schedule parses with its zone resolved", "[schedule]") {
+TEST_CASE("the docs/ example schedule parses with its zone resolved", "[schedule]") {
   const schedule s = value_of(parse_schedule(design_schedule));
   CHECK(s.name == "primary");
   CHECK(s.time_zone == "America/New_York");
