@@ -3,11 +3,11 @@
 // call on a thread of its own), records the outcome, schedules retries with backoff and
 // writes dead letters. The ladder never waits on any of this (G7).
 //
-// One bad endpoint harms nobody else (DESIGN.md section 13): each channel has its own
-// senders, at most `concurrency` of them, so a hung endpoint occupies only its own
-// channel's. It claims no more than it can start before the claim lease ends, even if
-// every send takes its full timeout, and a row that waited since its claim is checked
-// against its incident again (and its lease renewed) right before it is sent.
+// One bad endpoint harms nobody else (docs/guarantees.md#one-bad-endpoint): each channel
+// has its own senders, at most `concurrency` of them, so a hung endpoint occupies only
+// its own channel's. It claims no more than it can start before the claim lease ends,
+// even if every send takes its full timeout, and a row that waited since its claim is
+// checked against its incident again (and its lease renewed) right before it is sent.
 #pragma once
 
 #include "actors/deps.hpp"

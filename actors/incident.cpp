@@ -134,9 +134,9 @@ void fire_with(self_ptr self, protocol::step_pages pages) {
       [self](caf::error& err) { retry_later(self, err); });
 }
 
-// The ladder is held by a maintenance window (DESIGN.md section 12): at the window's
-// end, or earlier to notice one ended early, ask whether it is over; then the ladder
-// starts again from its first step.
+// The ladder is held by a maintenance window (docs/guarantees.md#maintenance-windows): at
+// the window's end, or earlier to notice one ended early, ask whether it is over; then
+// the ladder starts again from its first step.
 void resume(self_ptr self) {
   auto& st = self->state;
   auto& rec = st.record;

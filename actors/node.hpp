@@ -28,8 +28,8 @@ struct node_options {
   // How often lapsed claims are released and channels polled.
   double poll_seconds =
       std::chrono::duration<double>{dispatcher_options{}.poll_interval}.count();
-  // How often overdue incidents without an actor are looked for (DESIGN.md section
-  // 13); 0: never.
+  // How often overdue incidents without an actor are looked for
+  // (docs/guarantees.md#every-accepted-event-pages); 0: never.
   double orphan_sweep_seconds = deps{}.orphan_sweep_seconds;
   caf::timespan request_timeout = deps{}.request_timeout; // deadline of every request
   int adopt_page_size = deps{}.adopt_page_size; // incidents per page of the adoption
@@ -38,8 +38,8 @@ struct node_options {
       std::chrono::duration<double>{storage::listener_timing{}.grace}.count();
   // Resolved incidents older are deleted by the sweep; 0: never.
   double retention_days = deps{}.retention_days;
-  // The public URL and signing secret of the links in every page (DESIGN.md section
-  // 11); without a secret pages carry no link.
+  // The public URL and signing secret of the links in every page
+  // (docs/guarantees.md#answering-the-page); without a secret pages carry no link.
   transport::answer_links answers;
 };
 

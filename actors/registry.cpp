@@ -184,7 +184,8 @@ caf::timespan renewal_interval(self_ptr self) {
 }
 
 // Every third of the lease: renew it, and take over the incidents of nodes whose leases
-// lapsed (DESIGN.md section 9), so a node that dies still has its ladders run (G5).
+// lapsed (docs/architecture.md#ownership), so a node that dies still has its ladders run
+// (G5).
 void renew(self_ptr self) {
   if (self->state.stopping) // storage is stopping too: nothing new starts
     return;
@@ -217,11 +218,12 @@ constexpr int orphans_per_sweep = 200;
 constexpr micros retention_interval = 60'000'000;
 constexpr int retention_batch = 500;
 
-// The orphan sweep (DESIGN.md section 13): non-resolved incidents with an overdue step
-// and no live holder get one here. A lost reply (a trigger write nobody could read back,
-// a takeover whose answer never came) or a node gone without a word leaves such
-// incidents; adoption at start and lease takeover see only some of them. A step is
-// overdue once due for a whole sweep period: a live actor fires it long before.
+// The orphan sweep (docs/guarantees.md#every-accepted-event-pages): non-resolved
+// incidents with an overdue step and no live holder get one here. A lost reply (a trigger
+// write nobody could read back, a takeover whose answer never came) or a node gone
+// without a word leaves such incidents; adoption at start and lease takeover see only
+// some of them. A step is overdue once due for a whole sweep period: a live actor fires
+// it long before.
 void sweep(self_ptr self) {
   if (self->state.stopping) // storage is stopping too: nothing new starts
     return;
@@ -362,7 +364,8 @@ registry(registry_actor::stateful_pointer<registry_state> self, deps d) {
             continue;
           }
           ++st.stats.deduplicated;
-          // A duplicate of an incident held elsewhere stays with its owner (section 9).
+          // A duplicate of an incident held elsewhere stays with its owner
+          // (docs/architecture.md#ownership).
           if (auto actor = held_actor(self, r.held.incident.org_id, r.held.incident.id))
             self->send(actor, atom::duplicate_v, r.held.incident); // fresh counts
         }

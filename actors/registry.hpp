@@ -4,7 +4,7 @@
 // answering anyone, and the registry holds each new incident. It spawns and supervises
 // one incident actor per non-resolved incident, routes acks and resolves to them,
 // re-adopts incidents on start (G5), and from then on renews this node's lease and takes
-// over those of nodes whose leases lapsed (DESIGN.md section 9).
+// over those of nodes whose leases lapsed (docs/architecture.md#ownership).
 #pragma once
 
 #include "actors/deps.hpp"

@@ -99,10 +99,11 @@ storage::trigger_mark next_mark(worker_ptr self, const trigger_queue& q) {
 }
 
 // The triggers' write lost its connection: read back whether it committed, never assume
-// (DESIGN.md section 13). Committed, they are answered with what was written, and the
-// registry holds the incidents they opened; if the database cannot tell, they fail (no
-// 2xx), and should they have committed, the orphan sweep holds their incidents later.
-// Returns false when nothing was written: the triggers are still to be written.
+// (docs/guarantees.md#every-accepted-event-pages). Committed, they are answered with what
+// was written, and the registry holds the incidents they opened; if the database cannot
+// tell, they fail (no 2xx), and should they have committed, the orphan sweep holds their
+// incidents later. Returns false when nothing was written: the triggers are still to be
+// written.
 bool settle_lost_write(worker_ptr self, trigger_queue& q,
                        const storage::trigger_mark& mark) {
   std::optional<std::vector<storage::upsert_result>> written;

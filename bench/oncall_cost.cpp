@@ -1,8 +1,8 @@
 // What a step that pages a schedule costs in on-call computation (issue 18: "no more than
 // a few microseconds"): protocol::expand_targets for one {"schedule"} target, as the
-// incident actor calls it when the step fires, on DESIGN.md section 10's example schedule
-// (a restricted weekday layer of three people under a daily backstop, America/New_York)
-// with
+// incident actor calls it when the step fires, on docs/guarantees.md#on-call's example
+// schedule (a restricted weekday layer of three people under a daily backstop,
+// America/New_York) with
 // `--overrides` overrides around the instants asked about. Instants are spread over a
 // year, so handoffs, restrictions and both daylight-saving changes are all crossed. Pure
 // CPU: no database, no actors.

@@ -1,4 +1,4 @@
-// Answering the page (DESIGN.md section 11): the answer page behind every page's link,
+// Answering the page (docs/http.md#answering): the answer page behind every page's link,
 // Twilio's inbound SMS and voice callbacks, and Slack's button clicks. Each answer is
 // an acknowledge or resolve through the registry, exactly like the API's, so it reaches
 // the node holding the incident at once; it records who answered and how (`via`).

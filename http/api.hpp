@@ -39,7 +39,7 @@ struct api {
   node_info node; // id, version, started_at
   size_t storage_workers = 0;
   wall_clock clock{}; // the node's: `now` for requests that ask about a time
-  transport::answer_links answers{}; // checks answer tokens (DESIGN.md section 11)
+  transport::answer_links answers{}; // checks answer tokens (docs/http.md#answering)
   std::atomic<bool> stopping{false}; // long-lived streams end when set
   std::chrono::milliseconds actor_timeout{10'000};
   // For /readyz: the storage router, and whether the NOTIFY listener is listening
@@ -48,7 +48,7 @@ struct api {
   std::function<bool()> listening{};
   connection_guard* connections = nullptr; // the server's, once it exists
   size_t max_streams = 16; // console live streams at once (each holds an HTTP thread)
-  heartbeat_actor heartbeats{}; // pings go to it (DESIGN.md section 12)
+  heartbeat_actor heartbeats{}; // pings go to it (docs/guarantees.md#heartbeats)
   caller_pool callers{};        // for ask(); declared after sys, so destroyed before it
 };
 

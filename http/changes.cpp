@@ -1,4 +1,4 @@
-// Change events (DESIGN.md section 12): PagerDuty's POST /v2/change/enqueue, and
+// Change events (docs/http.md#changes): PagerDuty's POST /v2/change/enqueue, and
 // GET /api/v1/changes. A change is recorded and shown; it never pages.
 #include "storage/changes.hpp"
 

@@ -1,6 +1,6 @@
 // /healthz (the process answers) and /readyz (it can do its work): readiness asks each
 // component in turn, with a short deadline each, so that a hung component turns it 503
-// instead of hanging the probe (DESIGN.md section 13).
+// instead of hanging the probe (docs/guarantees.md#nothing-waits-for-ever).
 #include "http/api.hpp"
 #include "http/routes.hpp"
 #include "protocol/views.hpp"
@@ -104,7 +104,7 @@ void add_health_routes(routes& http, api& a) {
     for (auto& c : components)
       ready &= c.second.empty();
     res.status = ready ? 200 : 503;
-    // A failover leaves no primary for a few seconds (DESIGN.md section 15).
+    // A failover leaves no primary for a few seconds (docs/operations.md#failover).
     if (!ready)
       res.set_header("Retry-After", "1");
     res.set_content(status_json(components), "application/json");

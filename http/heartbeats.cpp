@@ -1,7 +1,7 @@
-// Heartbeat monitors (DESIGN.md section 12): the ping endpoints, Healthchecks-style,
-// and the org's list. A ping is cheap: no JSON, its key found in the key cache, one
-// message to the node's heartbeat holder, which answers after the group commit that
-// recorded it.
+// Heartbeat monitors (docs/http.md#heartbeats-api): the ping endpoints,
+// Healthchecks-style, and the org's list. A ping is cheap: no JSON, its key found in the
+// key cache, one message to the node's heartbeat holder, which answers after the group
+// commit that recorded it.
 #include "storage/heartbeats.hpp"
 
 #include "actors/actors.hpp"

@@ -1,5 +1,5 @@
 // Ingest in the formats monitors already speak: PagerDuty Events API v2 and the
-// Prometheus Alertmanager webhook (DESIGN.md section 5).
+// Prometheus Alertmanager webhook (docs/http.md#ingest).
 #include "actors/actors.hpp"
 #include "actors/metrics.hpp"
 #include "http/keys.hpp"
@@ -170,9 +170,10 @@ bool alertmanager_key(api& a, const httplib::Request& req, httplib::Response& re
   return true;
 }
 
-// Alertmanager's Watchdog pattern (DESIGN.md section 12): an always-firing alert that
-// pings the integration's heartbeat, so that an Alertmanager that stops sending pages.
-// Its firing alerts are taken out and counted as ignored; false after answering 503.
+// Alertmanager's Watchdog pattern (docs/guarantees.md#heartbeats): an always-firing alert
+// that pings the integration's heartbeat, so that an Alertmanager that stops sending
+// pages. Its firing alerts are taken out and counted as ignored; false after answering
+// 503.
 bool ping_watchdog(api& a, httplib::Response& res,
                    const storage::integration_row& integration,
                    std::vector<protocol::am_alert>& alerts, protocol::am_counts& counts) {

@@ -1,5 +1,5 @@
 // Resolves bearer keys to their org or integration, and holds each key's rate limit
-// (DESIGN.md section 12). Keys are stored as SHA-256 hashes.
+// (docs/guarantees.md#noise-control). Keys are stored as SHA-256 hashes.
 //
 // A known key is cached for `ttl` (10 s): a key that provisioning removed, on any
 // node, stops working everywhere within that. An unknown key is remembered as unknown
@@ -54,7 +54,7 @@ public:
   // Lookups that take nothing from a bucket.
   std::optional<int64_t> org_for(std::string_view api_key);
   std::optional<storage::integration_row> integration_for(std::string_view key);
-  // A heartbeat's ping key (DESIGN.md section 12): no rate limit, its own negative
+  // A heartbeat's ping key (docs/http.md#heartbeats-api): no rate limit, its own negative
   // cache (a ping is as cheap as a lookup in memory).
   std::optional<storage::heartbeat_key> heartbeat_for(std::string_view ping_key);
 

@@ -1,5 +1,5 @@
-// Maintenance windows (DESIGN.md section 12): /api/v1/maintenance. Windows live in the
-// database; the step and claim statements read them, so a window created or ended on
+// Maintenance windows (docs/http.md#maintenance): /api/v1/maintenance. Windows live in
+// the database; the step and claim statements read them, so a window created or ended on
 // one node holds on every node at once (a ladder held already notices an early end
 // within deps::maintenance_poll, 10 s).
 #include "storage/maintenance.hpp"

@@ -21,7 +21,8 @@
 
 namespace belay {
 
-// Now by the actor system's clock (DESIGN.md: time in logic never from the wall clock).
+// Now by the actor system's clock (docs/architecture.md#time: time in logic never from
+// the wall clock).
 inline micros now(const api& a) {
   return a.clock.at(a.sys.clock().now());
 }

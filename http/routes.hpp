@@ -1,7 +1,7 @@
 // The routes of the HTTP server. GET routes go to cpp-httplib as they are; every route
 // that takes a body (POST, DELETE) is dispatched by the server itself, after it read
-// the body under the limits of DESIGN.md section 13 (512 KiB whether it came with a
-// Content-Length, chunked or compressed; form bodies too). A route may check the
+// the body under the limits of docs/guarantees.md#bounded-input (512 KiB whether it came
+// with a Content-Length, chunked or compressed; form bodies too). A route may check the
 // request before its body is read (an API key in a header): a refused request's body
 // is never read.
 #pragma once

@@ -1,4 +1,4 @@
-// People and on-call schedules (DESIGN.md section 10): who is on call, final shifts,
+// People and on-call schedules (docs/http.md#on-call-api): who is on call, final shifts,
 // overrides and the calendar feed. Schedules and overrides are read from the database on
 // each request, so every node answers alike.
 #include "storage/schedules.hpp"

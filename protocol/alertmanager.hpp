@@ -17,8 +17,8 @@ struct am_alert {
   std::string severity;     // labels.severity when belay knows it; "page" means critical
   std::string payload_json; // the alert object as evidence, secret-named members removed
   std::string alertname;    // labels.alertname, or empty (Watchdog pings a heartbeat)
-  // What grouping may read (DESIGN.md §14): every label, and the annotations whose
-  // values are strings.
+  // What grouping may read (docs/guarantees.md#alerts-and-grouping): every label, and the
+  // annotations whose values are strings.
   std::vector<std::pair<std::string, std::string>> labels;
   std::vector<std::pair<std::string, std::string>> annotations;
 };
@@ -45,8 +45,8 @@ struct am_counts {
   int deduplicated = 0;
   int resolved = 0;
   int ignored = 0;
-  // An integration that groups (DESIGN.md §14) also says how many of the deduplicated
-  // were new alerts that joined an incident.
+  // An integration that groups (docs/guarantees.md#alerts-and-grouping) also says how
+  // many of the deduplicated were new alerts that joined an incident.
   bool grouping = false;
   int grouped = 0;
 };

@@ -1,4 +1,4 @@
-// The answer page behind every page's link, /a/<token> (DESIGN.md section 11): small,
+// The answer page behind every page's link, /a/<token> (docs/http.md#answering): small,
 // complete HTML5 documents that read well on a phone, with no script and nothing
 // fetched from elsewhere. Every interpolated string is escaped.
 #pragma once

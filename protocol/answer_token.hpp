@@ -1,7 +1,7 @@
-// Answer tokens (DESIGN.md section 11): the secret part of every "answer the page"
-// link, Slack button and voice callback. A token names one delivery and when it stops
-// working, signed with the node-shared signing secret, so that answering a page needs
-// no session, no login and no lookup table, and nobody can forge or alter one.
+// Answer tokens (docs/guarantees.md#answering-the-page): the secret part of every "answer
+// the page" link, Slack button and voice callback. A token names one delivery and when it
+// stops working, signed with the node-shared signing secret, so that answering a page
+// needs no session, no login and no lookup table, and nobody can forge or alter one.
 #pragma once
 
 #include "protocol/model.hpp"

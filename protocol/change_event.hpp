@@ -1,6 +1,6 @@
-// PagerDuty change events (POST /v2/change/enqueue, DESIGN.md section 12): deploys,
-// config pushes and other changes a team wants to see beside the incidents that follow
-// them. A change never pages.
+// PagerDuty change events (POST /v2/change/enqueue, docs/guarantees.md#change-events):
+// deploys, config pushes and other changes a team wants to see beside the incidents that
+// follow them. A change never pages.
 #pragma once
 
 #include "protocol/json_writer.hpp"

@@ -21,8 +21,9 @@ struct trigger_command {
   std::string source =
       "native";              // wire format, for metrics: native | events | alertmanager
   std::string integration{}; // its name, for maintenance windows; empty: native API
-  // Set when the integration groups its alerts (DESIGN.md §14): the event's own key,
-  // which names its alert, while dedup_key holds the group key of its incident.
+  // Set when the integration groups its alerts (docs/guarantees.md#alerts-and-grouping):
+  // the event's own key, which names its alert, while dedup_key holds the group key of
+  // its incident.
   std::string alert_key{};
 };
 
@@ -44,11 +45,12 @@ struct transition_command {
   transition kind = transition::ack;
   std::string by;
   std::string source = "native"; // wire format, for metrics
-  // How the answer came (DESIGN.md section 11), recorded with `by`: api, console, link,
-  // sms, voice, slack, pagerduty or alertmanager.
+  // How the answer came (docs/guarantees.md#answering-the-page), recorded with `by`: api,
+  // console, link, sms, voice, slack, pagerduty or alertmanager.
   std::string via = "api";
-  // dedup_key names an alert of a grouping integration (DESIGN.md §14): its firing alert
-  // is acted on, else the incident of that dedup key as without grouping.
+  // dedup_key names an alert of a grouping integration
+  // (docs/guarantees.md#alerts-and-grouping): its firing alert is acted on, else the
+  // incident of that dedup key as without grouping.
   bool alert_key = false;
 };
 

@@ -1,5 +1,5 @@
-// The email a page sends (DESIGN.md section 11): its texts, and the whole RFC 5322
-// message that the SMTP transport hands to the server as it is.
+// The email a page sends (docs/guarantees.md#answering-the-page): its texts, and the
+// whole RFC 5322 message that the SMTP transport hands to the server as it is.
 #pragma once
 
 #include "protocol/page.hpp"

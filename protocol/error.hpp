@@ -1,4 +1,4 @@
-// The one error shape of the HTTP contract (DESIGN.md section 5) and the result type
+// The one error shape of the HTTP contract (docs/http.md#errors) and the result type
 // every parser in protocol/ returns.
 #pragma once
 

@@ -1,6 +1,6 @@
-// Evidence (DESIGN.md section 3): an incident keeps the last five payloads it was sent.
-// Each kept payload is bounded, so an incident's evidence stays under 5 × 16 KiB however
-// large the (up to 512 KiB) bodies were.
+// Evidence (docs/architecture.md#incident-lifecycle): an incident keeps the last five
+// payloads it was sent. Each kept payload is bounded, so an incident's evidence stays
+// under 5 × 16 KiB however large the (up to 512 KiB) bodies were.
 #pragma once
 
 #include "protocol/json_writer.hpp"

@@ -1,6 +1,6 @@
-// Alert grouping (DESIGN.md §14): an integration's `grouping.by` names fields of its
-// events; alerts whose fields have the same values join one incident, whose dedup key is
-// the group key those values make.
+// Alert grouping (docs/guarantees.md#alerts-and-grouping): an integration's `grouping.by`
+// names fields of its events; alerts whose fields have the same values join one incident,
+// whose dedup key is the group key those values make.
 #pragma once
 
 #include "protocol/alertmanager.hpp"

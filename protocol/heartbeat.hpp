@@ -1,5 +1,5 @@
-// Heartbeat monitors (DESIGN.md section 12): dead-man monitors that page when the
-// expected ping does not come. The record, the pure state machine, the ping URL's
+// Heartbeat monitors (docs/guarantees.md#heartbeats): dead-man monitors that page when
+// the expected ping does not come. The record, the pure state machine, the ping URL's
 // suffix and the list's JSON. No I/O.
 //
 // States new -> up -> late -> down. A success makes a monitor up, late `period` after

@@ -1,5 +1,5 @@
 // A schedule's final shifts as an iCalendar feed (RFC 5545), for
-// GET /api/v1/schedules/{name}/calendar.ics (DESIGN.md section 10).
+// GET /api/v1/schedules/{name}/calendar.ics (docs/http.md#on-call-api).
 #pragma once
 
 #include "protocol/model.hpp"

@@ -1,6 +1,6 @@
-// Checks that an inbound request really comes from Twilio or Slack (DESIGN.md section
-// 11). Each answers only valid or not: a caller refuses every failure with the same
-// 403, so an attacker learns nothing about which part was wrong.
+// Checks that an inbound request really comes from Twilio or Slack
+// (docs/http.md#answering). Each answers only valid or not: a caller refuses every
+// failure with the same 403, so an attacker learns nothing about which part was wrong.
 #pragma once
 
 #include "protocol/form.hpp"

@@ -1,4 +1,4 @@
-// Response bodies of the native incident API (DESIGN.md section 5): camelCase names,
+// Response bodies of the native incident API (docs/http.md#incidents): camelCase names,
 // RFC 3339 times, null for every optional that is not set.
 #pragma once
 
@@ -15,8 +15,8 @@ namespace belay::protocol {
 // The incident object: id (a number), dedupKey, title, severity, status, policy,
 // currentStep, loop, eventCount, createdAt, lastSeenAt, nextFireAt, ackedAt, ackedBy,
 // resolvedAt, exhaustedAt, version; reopenCount, integration, inMaintenance and
-// maintenanceUntil (DESIGN.md section 12); alertCount and firingCount (§14). Other
-// renderers (the inspector) embed it.
+// maintenanceUntil (docs/guarantees.md#maintenance-windows); alertCount and firingCount
+// (docs/guarantees.md#alerts-and-grouping). Other renderers (the inspector) embed it.
 void write_incident(json_writer& w, const incident_record& incident);
 // {"key","status","title","severity","firstSeenAt","lastSeenAt","eventCount"}
 void write_alert(json_writer& w, const alert_record& alert);
@@ -35,8 +35,9 @@ std::string render_incident_only(const incident_record& incident);
 // {"incidents":[…],"next":"<cursor>"|null}
 std::string render_incident_list(const std::vector<incident_record>& incidents,
                                  const std::optional<std::string>& next);
-// What the detail shows of an incident's alerts (DESIGN.md §14): the most recent, the
-// cursor to the rest, and the payloads kept, newest first (a JSON array).
+// What the detail shows of an incident's alerts (docs/guarantees.md#alerts-and-grouping):
+// the most recent, the cursor to the rest, and the payloads kept, newest first (a JSON
+// array).
 struct incident_alerts {
   std::vector<alert_record> alerts;
   std::optional<std::string> next;
@@ -47,7 +48,7 @@ struct incident_alerts {
 //  "deliveriesNext":c|null,"changes":[…],"alerts":[…],"alertsNext":c|null,
 //  "evidence":[…]}: a next cursor continues that list at …/timeline, …/deliveries or
 // …/alerts; changes are the org's change events of the hour before the incident opened
-// (DESIGN.md section 12), newest first.
+// (docs/guarantees.md#noise-control), newest first.
 std::string render_incident_detail(const incident_record& incident,
                                    const std::vector<timeline_entry>& timeline,
                                    const std::vector<delivery_record>& deliveries,

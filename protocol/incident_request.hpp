@@ -1,4 +1,4 @@
-// Request bodies of the native incident API (DESIGN.md section 5).
+// Request bodies of the native incident API (docs/http.md#incidents).
 #pragma once
 
 #include "protocol/error.hpp"

@@ -1,7 +1,7 @@
-// Maintenance windows (DESIGN.md section 12): the request that creates one and the JSON
-// of windows. A window covers an org's policy or one of its integrations from `start` to
-// `end`; while it does, no step of an incident it covers fires and nothing pending of
-// such an incident is sent.
+// Maintenance windows (docs/guarantees.md#maintenance-windows): the request that creates
+// one and the JSON of windows. A window covers an org's policy or one of its integrations
+// from `start` to `end`; while it does, no step of an incident it covers fires and
+// nothing pending of such an incident is sent.
 #pragma once
 
 #include "protocol/error.hpp"

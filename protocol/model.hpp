@@ -77,8 +77,8 @@ struct user_config {
 // the incidents opened with one definition share one copy.
 using ladder_ptr = std::shared_ptr<const policy>;
 
-// A throttle window (DESIGN.md §14): at most `count` messages to one contact in any
-// `seconds`.
+// A throttle window (docs/guarantees.md#storms): at most `count` messages to one contact
+// in any `seconds`.
 struct throttle_window {
   int count = 1;
   double seconds = 60;
@@ -128,7 +128,8 @@ struct incident_record {
   std::optional<micros> next_fire_at;
   std::optional<micros> acked_at;
   std::string acked_by;
-  std::string acked_via{}; // how (DESIGN.md section 11): api, console, link, sms, …
+  std::string acked_via{}; // how (docs/guarantees.md#answering-the-page): api, console,
+                           // link, sms, …
   std::optional<micros> resolved_at;
   std::string resolved_by{};
   std::string resolved_via{};
@@ -137,16 +138,18 @@ struct incident_record {
   bool shadow = false;
   int reopen_count = 0;      // triggers that reopened it within its policy's window
   std::string integration{}; // of its first event; empty: the native API
-  // While a maintenance window holds the ladder: the window's end (DESIGN.md section 12).
+  // While a maintenance window holds the ladder: the window's end
+  // (docs/guarantees.md#maintenance-windows).
   std::optional<micros> held_until{};
-  // Its alerts, and how many of them fire (DESIGN.md §14): 1 and 1 for an incident that
-  // is its own alert, as every incident of an integration that does not group.
+  // Its alerts, and how many of them fire (docs/guarantees.md#alerts-and-grouping): 1 and
+  // 1 for an incident that is its own alert, as every incident of an integration that
+  // does not group.
   int alert_count = 1;
   int firing_count = 1;
 };
 
-// An alert of a grouped incident (DESIGN.md §14), or an ungrouped incident shown as its
-// one alert.
+// An alert of a grouped incident (docs/guarantees.md#alerts-and-grouping), or an
+// ungrouped incident shown as its one alert.
 struct alert_record {
   int64_t id = 0;
   std::string key;

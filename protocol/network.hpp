@@ -1,6 +1,6 @@
-// Outbound target checks (DESIGN.md section 13): IP addresses, CIDR lists, and which
-// ranges are not the public Internet. Pure; the transports apply it to the address a
-// connection is about to use.
+// Outbound target checks (docs/guarantees.md#outbound-targets): IP addresses, CIDR lists,
+// and which ranges are not the public Internet. Pure; the transports apply it to the
+// address a connection is about to use.
 #pragma once
 
 #include <array>

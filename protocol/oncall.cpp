@@ -31,8 +31,8 @@ date::sys_seconds seconds_of(belay::micros t) {
   return date::sys_seconds{seconds{floor_div(t, micros_per_second)}};
 }
 
-// DESIGN.md section 10: a wall time in a gap moves to the first instant after it, an
-// ambiguous one takes its first occurrence. choose::earliest does both: for a time in
+// docs/guarantees.md#on-call: a wall time in a gap moves to the first instant after it,
+// an ambiguous one takes its first occurrence. choose::earliest does both: for a time in
 // a gap date-tz returns the transition, which is the end of the gap.
 belay::micros instant_of(const date::time_zone* zone, date::local_seconds t) {
   return micros_of(zone->to_sys(t, date::choose::earliest));

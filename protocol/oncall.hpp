@@ -1,5 +1,5 @@
-// Who is on call (DESIGN.md section 10): a schedule's rotation layers in an IANA time
-// zone, overrides above them, and the final shifts they add up to. Pure functions of
+// Who is on call (docs/guarantees.md#on-call): a schedule's rotation layers in an IANA
+// time zone, overrides above them, and the final shifts they add up to. Pure functions of
 // the records and the instants asked about; the time zone database is read through
 // date-tz, never through hand-written offsets.
 #pragma once

@@ -1,4 +1,4 @@
-// The on-call API's wire formats (DESIGN.md section 10): who is on call, schedules,
+// The on-call API's wire formats (docs/http.md#on-call-api): who is on call, schedules,
 // final shifts and overrides.
 #pragma once
 

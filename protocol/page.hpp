@@ -1,7 +1,7 @@
 // A page as every renderer takes it: the incident, where it is in its ladder, whom it
-// goes to, and (DESIGN.md section 11) the way back. Plain data: the channel actor
-// fills it from a claimed delivery, a renderer of protocol/ turns it into a channel's
-// text, and a transport only sends those bytes.
+// goes to, and (docs/guarantees.md#answering-the-page) the way back. Plain data: the
+// channel actor fills it from a claimed delivery, a renderer of protocol/ turns it into a
+// channel's text, and a transport only sends those bytes.
 //
 // A bundle (docs/architecture.md#storms) is one message for several incidents to one
 // contact: the incidents with their own links, and one link answering all of them.

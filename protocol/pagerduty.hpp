@@ -16,7 +16,8 @@ struct pd_event {
   std::string summary;      // trigger only: the incident title
   std::string source;       // trigger only
   std::string severity;     // trigger only: critical | error | warning | info
-  // Trigger only, when strings (what grouping may read, DESIGN.md §14).
+  // Trigger only, when strings (what grouping may read,
+  // docs/guarantees.md#alerts-and-grouping).
   std::string component;
   std::string group;
   std::string event_class;

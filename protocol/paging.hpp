@@ -1,6 +1,6 @@
-// Who a ladder step pages (DESIGN.md section 10): channel targets as they are, a user
-// through each of their notification rules, a schedule through whoever is on call at the
-// step's scheduled time. Pure: the people come in as data.
+// Who a ladder step pages (docs/guarantees.md#on-call): channel targets as they are, a
+// user through each of their notification rules, a schedule through whoever is on call at
+// the step's scheduled time. Pure: the people come in as data.
 #pragma once
 
 #include "protocol/model.hpp"

@@ -1,6 +1,6 @@
-// An escalation policy as JSON, in the shape of the provisioning file (DESIGN.md
-// section 6). Storage keeps policies (and each incident's copy of its ladder) in this
-// shape too, so there is one reader and one writer for it.
+// An escalation policy as JSON, in the shape of the provisioning file
+// (docs/operations.md#provisioning-fields). Storage keeps policies (and each incident's
+// copy of its ladder) in this shape too, so there is one reader and one writer for it.
 #pragma once
 
 #include "protocol/error.hpp"

@@ -55,8 +55,8 @@ void check_channel_url(field_reader& r, const channel_config& c) {
                " URL with a host for a " + c.type + " channel");
 }
 
-// A throttle (DESIGN.md §14): [{"count": n, "seconds": s}, …], every count a whole
-// number from 1, every span above zero; [] turns it off.
+// A throttle (docs/guarantees.md#storms): [{"count": n, "seconds": s}, …], every count a
+// whole number from 1, every span above zero; [] turns it off.
 throttle_windows read_throttle(field_reader& r, const char* name,
                                throttle_windows defaults, std::optional<error>& failure) {
   const rapidjson::Value* windows = r.optional_array(name);

@@ -1,5 +1,5 @@
-// The provisioning file of DESIGN.md sections 6 and 10: orgs with their API keys,
-// channels, users, on-call schedules, escalation policies and integrations, applied
+// The provisioning file of docs/operations.md#provisioning and 10: orgs with their API
+// keys, channels, users, on-call schedules, escalation policies and integrations, applied
 // idempotently at start.
 #pragma once
 
@@ -19,15 +19,17 @@ struct provisioned_integration {
   std::string key;  // plain text here; storage keeps only its hash
   std::string policy;
   bool shadow = false;
-  int rate_limit_per_minute = 600; // DESIGN.md section 12, per node
-  // Alertmanager only: the heartbeat its firing Watchdog alert pings (section 12).
+  int rate_limit_per_minute = 600; // docs/guarantees.md#rate-limits, per node
+  // Alertmanager only: the heartbeat its firing Watchdog alert pings
+  // (docs/guarantees.md#heartbeats).
   std::string heartbeat;
-  // The fields whose values make an alert's group (DESIGN.md §14, protocol/grouping.hpp);
-  // empty: no grouping, every alert its own incident.
+  // The fields whose values make an alert's group
+  // (docs/guarantees.md#alerts-and-grouping, protocol/grouping.hpp); empty: no grouping,
+  // every alert its own incident.
   std::vector<std::string> group_by{};
 };
 
-// A heartbeat monitor (DESIGN.md section 12, protocol/heartbeat.hpp).
+// A heartbeat monitor (docs/guarantees.md#heartbeats, protocol/heartbeat.hpp).
 struct provisioned_heartbeat {
   std::string name;
   std::string key; // plain text here; storage keeps only its hash
@@ -63,7 +65,8 @@ struct provisioning {
 // maxAttempts (≥ 1, default 4), retryBaseSeconds (> 0, default 30), retryCapSeconds
 // (≥ base, default 120 or the base if larger), timeoutSeconds (> 0, default 5),
 // failoverTo (another channel of the org; chains must not loop).
-// Users (DESIGN.md section 10): name*, fullName, timeZone (IANA), contacts* (non-empty)
+// Users (docs/operations.md#provisioning-fields): name*, fullName, timeZone (IANA),
+// contacts* (non-empty)
 // [{name* (unique for the user), channel* (of the org), to*, statusUpdates}], rules*
 // (non-empty) [{contact* (one of the user's contacts), delaySeconds (≥ 0, default 0)}]:
 // a user nobody can reach would turn a page to them into silence.

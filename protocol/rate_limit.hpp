@@ -1,5 +1,5 @@
-// Token buckets for the rate limits of DESIGN.md section 12: pure arithmetic, the
-// time passed in, so that the limiter's behaviour is unit-tested in microseconds.
+// Token buckets for the rate limits of docs/guarantees.md#rate-limits: pure arithmetic,
+// the time passed in, so that the limiter's behaviour is unit-tested in microseconds.
 #pragma once
 
 #include "protocol/model.hpp"

@@ -1,5 +1,5 @@
-// No secret at rest in clear (DESIGN.md section 13): payloads kept as evidence lose their
-// routing_key and Authorization-like members before they are stored.
+// No secret at rest in clear (docs/guarantees.md#no-secret-at-rest): payloads kept as
+// evidence lose their routing_key and Authorization-like members before they are stored.
 #pragma once
 
 #include <rapidjson/document.h>

@@ -1,5 +1,5 @@
 // What a person answered to a page: an SMS reply, a key pressed during a call, or a
-// button on the answer page (DESIGN.md section 11).
+// button on the answer page (docs/http.md#answering).
 #pragma once
 
 #include "protocol/model.hpp"
@@ -48,7 +48,8 @@ std::string_view answer_action_name(answer_action action);
 
 // Which answers make sense in `status`: acknowledge while OPEN or EXHAUSTED, resolve
 // while OPEN, EXHAUSTED or ACKNOWLEDGED. The answer page and Slack's buttons offer only
-// these (the API still accepts the others and answers them as DESIGN.md section 3 says).
+// these (the API still accepts the others and answers them as
+// docs/architecture.md#incident-lifecycle says).
 bool can_acknowledge(std::string_view status);
 bool can_resolve(std::string_view status);
 

@@ -1,6 +1,6 @@
-// An on-call schedule as JSON, in the shape of the provisioning file (DESIGN.md
-// section 10). Storage keeps schedules in this shape too, so there is one reader and
-// one writer for it.
+// An on-call schedule as JSON, in the shape of the provisioning file
+// (docs/operations.md#provisioning-fields). Storage keeps schedules in this shape too, so
+// there is one reader and one writer for it.
 #pragma once
 
 #include "protocol/error.hpp"

@@ -1,4 +1,4 @@
-// Slack's interactivity requests (DESIGN.md section 11): a person pressed the
+// Slack's interactivity requests (docs/http.md#answering): a person pressed the
 // Acknowledge or Resolve button belay put under a page. The body is a form with one
 // field, `payload`, holding a block_actions JSON document; verify the request's
 // signature (inbound_signatures.hpp) before parsing it.

@@ -1,4 +1,5 @@
-// The message a Slack incoming webhook posts for a page (DESIGN.md section 11).
+// The message a Slack incoming webhook posts for a page
+// (docs/guarantees.md#answering-the-page).
 #pragma once
 
 #include "protocol/page.hpp"

@@ -1,5 +1,5 @@
-// SMS texts (DESIGN.md section 11): the page a phone receives, and belay's replies to
-// an inbound SMS answer.
+// SMS texts (docs/guarantees.md#answering-the-page): the page a phone receives, and
+// belay's replies to an inbound SMS answer.
 #pragma once
 
 #include "protocol/page.hpp"

@@ -1,5 +1,5 @@
-// Throttles and bundles per contact (DESIGN.md §14): the defaults by channel type, which
-// carriers taught (GoAlert's), and where bundling is possible at all.
+// Throttles and bundles per contact (docs/guarantees.md#storms): the defaults by channel
+// type, which carriers taught (GoAlert's), and where bundling is possible at all.
 #pragma once
 
 #include "protocol/model.hpp"

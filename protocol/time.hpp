@@ -1,4 +1,4 @@
-// Times on the wire are RFC 3339 UTC strings (DESIGN.md section 5).
+// Times on the wire are RFC 3339 UTC strings (docs/http.md#conventions).
 #pragma once
 
 #include "protocol/model.hpp"

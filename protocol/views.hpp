@@ -14,7 +14,8 @@ struct incident_view {
   std::string actor_id;
   micros up_since = 0;
   size_t mailbox = 0;
-  // The schedules that had nobody on call when the last step fired (DESIGN.md §10).
+  // The schedules that had nobody on call when the last step fired
+  // (docs/guarantees.md#on-call).
   std::vector<std::string> no_one_on_call = {};
 };
 

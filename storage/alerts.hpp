@@ -1,6 +1,7 @@
-// Alerts inside incidents (DESIGN.md §14, docs/architecture.md): what storage writes and
-// reads for an integration that groups its alerts. An integration that does not group
-// writes no alert row: its incidents are their one alert, and their path is unchanged.
+// Alerts inside incidents (docs/guarantees.md#alerts-and-grouping, docs/architecture.md):
+// what storage writes and reads for an integration that groups its alerts. An integration
+// that does not group writes no alert row: its incidents are their one alert, and their
+// path is unchanged.
 #pragma once
 
 #include "protocol/commands.hpp"

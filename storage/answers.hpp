@@ -1,4 +1,4 @@
-// Every SQL statement behind answering a page (DESIGN.md section 11): the signing
+// Every SQL statement behind answering a page (docs/http.md#answering): the signing
 // secret, the delivery an answer token names, the channels an inbound Twilio request
 // may come through, and the incidents that paged a phone number.
 #pragma once

@@ -1,5 +1,5 @@
-// Change events (DESIGN.md section 12): recorded as they come, listed newest first, and
-// read beside the incidents opened within an hour after them.
+// Change events (docs/guarantees.md#change-events): recorded as they come, listed newest
+// first, and read beside the incidents opened within an hour after them.
 #pragma once
 
 #include "protocol/change_event.hpp"

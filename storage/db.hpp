@@ -29,7 +29,7 @@ struct db_error : std::runtime_error {
 // connection broke (class 08), the server is going away (57P01 admin shutdown, 57P02
 // crash, 57P03 cannot connect now), or it refused a write because it became a standby
 // (25006: a failover demoted it). The connection is closed then, and the next statement
-// connects afresh, to whichever host is the primary now (DESIGN.md section 15).
+// connects afresh, to whichever host is the primary now (docs/operations.md#failover).
 bool ends_session(const std::string& sqlstate);
 
 using param = std::optional<std::string>;
@@ -96,8 +96,8 @@ private:
 };
 
 // How every connection belay opens guards against a database or network that hangs
-// (DESIGN.md section 13, "nothing waits for ever"). Settings the connection string
-// names itself win over these.
+// (docs/guarantees.md#nothing-waits-for-ever, "nothing waits for ever"). Settings the
+// connection string names itself win over these.
 struct connection_limits {
   double connect_timeout_seconds = 5;
   // Server side: a statement running longer is cancelled (0: the server's setting).

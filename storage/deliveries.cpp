@@ -40,10 +40,11 @@ namespace {
 
 constexpr auto read_delivery = BELAY_ROW_READER(BELAY_DELIVERY_COLUMN_LIST);
 
-// A maintenance window covering the delivery's incident (DESIGN.md section 12): the row
-// is neither claimed nor cancelled, it stays PENDING until the window is over. One probe
-// of a small table per due row. A fragment of two statements (their golden files show
-// them whole); a macro, since a raw string cannot span the lines of one.
+// A maintenance window covering the delivery's incident
+// (docs/guarantees.md#maintenance-windows): the row is neither claimed nor cancelled, it
+// stays PENDING until the window is over. One probe of a small table per due row. A
+// fragment of two statements (their golden files show them whole); a macro, since a raw
+// string cannot span the lines of one.
 #define BELAY_IN_MAINTENANCE(at)                                                         \
   "EXISTS (SELECT 1 FROM maintenance w WHERE w.org_id = i.org_id AND w.end_at > "        \
   "belay_ts(" at ") AND w.start_at <= belay_ts(" at ") AND (w.policy = i.policy OR "     \

@@ -1,7 +1,7 @@
-// Every SQL statement about heartbeat monitors (DESIGN.md section 12). The row is the
-// monitor's whole state; every change is one statement, and those the state machine
-// makes are compare-and-sets on the row's version, so a ping through another node, a
-// restart or a takeover in between is seen instead of overwritten.
+// Every SQL statement about heartbeat monitors (docs/guarantees.md#heartbeats). The row
+// is the monitor's whole state; every change is one statement, and those the state
+// machine makes are compare-and-sets on the row's version, so a ping through another
+// node, a restart or a takeover in between is seen instead of overwritten.
 #pragma once
 
 #include "protocol/heartbeat.hpp"

@@ -40,9 +40,10 @@
 // selects NULL::text in its place.
 #define BELAY_INCIDENT_COLUMNS_BUT_LADDER BELAY_SELECT_LIST(BELAY_INCIDENT_COLUMN_LIST)
 #define BELAY_INCIDENT_COLUMNS BELAY_INCIDENT_COLUMNS_BUT_LADDER ", ladder::text"
-// How many alerts an incident has and how many fire (DESIGN.md §14), which statements
-// that answer for grouped incidents select after the ladder. The trigger statements of
-// integrations that do not group leave them out: their incidents are 1 and 1.
+// How many alerts an incident has and how many fire
+// (docs/guarantees.md#alerts-and-grouping), which statements that answer for grouped
+// incidents select after the ladder. The trigger statements of integrations that do not
+// group leave them out: their incidents are 1 and 1.
 #define BELAY_INCIDENT_COUNTS "alert_count, firing_count"
 
 namespace belay::storage {

@@ -102,12 +102,13 @@ WITH cas AS (
   FROM cas
 )
 -- Delivered at commit to every node, so that the one holding the incident hears of it
--- at once (DESIGN.md section 9).
+-- at once (docs/architecture.md#ownership).
 SELECT *, pg_notify('{{channel}}', cas.org_id || ' ' || cas.id) FROM cas)sql";
 
 // What an ack or a resolve sets, the statuses it moves an incident from, and its name
-// in the timeline and in the keys of the status updates it sends (section 10).
-// A resolve resolves every alert still firing (DESIGN.md §14).
+// in the timeline and in the keys of the status updates it sends
+// (docs/guarantees.md#on-call). A resolve resolves every alert still firing
+// (docs/guarantees.md#alerts-and-grouping).
 struct transition_fragments {
   std::string_view set, from, kind, alerts;
 };

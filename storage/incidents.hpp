@@ -25,7 +25,8 @@ struct upsert_result {
   reply_code code = reply_code::ok; // ok or unknown_policy
   bool created = false;             // or reopened: a ladder to run either way
   bool reopened = false; // a resolved incident reopened within its policy's window
-  bool joined = false;   // a new alert that joined an incident (DESIGN.md §14)
+  bool joined = false;   // a new alert that joined an incident
+                         // (docs/guarantees.md#alerts-and-grouping)
   held_incident held;
 };
 
@@ -132,8 +133,8 @@ struct fire_event {
   protocol::step_pages pages; // the step's targets, people and schedules expanded
   micros at = 0;
   micros scheduled_at = 0; // when the step was due (for the timeline)
-  // What a maintenance window may cover (DESIGN.md section 12): a step due while one
-  // does is held instead (the row answered has held_until set).
+  // What a maintenance window may cover (docs/guarantees.md#maintenance-windows): a step
+  // due while one does is held instead (the row answered has held_until set).
   std::string policy{};
   std::string integration{};
 };
@@ -152,8 +153,9 @@ std::optional<held_incident> load_incident(connection& c, int64_t org_id, int64_
 
 // One page of a node's adoption at start: the non-resolved incidents after the key
 // (after_org, after_id), in key order, at most `limit`. A million open incidents taken
-// in one statement took longer than any request may (DESIGN.md section 13); a page of
-// 10,000 takes well under a second.
+// in one statement took longer than any request may
+// (docs/guarantees.md#nothing-waits-for-ever); a page of 10,000 takes well under a
+// second.
 struct adoption_page {
   ownership owner;
   micros now = 0;
@@ -176,9 +178,9 @@ struct adopted {
 // incidents, however old their own leases.
 adopted adopt_unresolved(connection& c, const adoption_page& page);
 
-// A node's lease (DESIGN.md section 9): one row per node, which the node renews well
-// before it lapses. Renewing one row, not the lease of each of 100,000 incidents, keeps
-// holding them at one small update per renewal.
+// A node's lease (docs/architecture.md#ownership): one row per node, which the node
+// renews well before it lapses. Renewing one row, not the lease of each of 100,000
+// incidents, keeps holding them at one small update per renewal.
 struct lease_renewal {
   // The row was gone: other nodes may have taken this node's incidents over after its
   // lease lapsed (a long pause, or the database out of reach). See owned_elsewhere.
@@ -191,14 +193,15 @@ struct lease_renewal {
 // transaction of its own unless the caller's.
 lease_renewal renew_lease(connection& c, const ownership& owner, micros now);
 
-// One pass of the orphan sweep (DESIGN.md section 13): `owner` looks for non-resolved
-// incidents whose step was due before `overdue_before` and that no live node holds.
+// One pass of the orphan sweep (docs/guarantees.md#every-accepted-event-pages): `owner`
+// looks for non-resolved incidents whose step was due before `overdue_before` and that no
+// live node holds.
 struct orphan_sweep {
   ownership owner;
   micros now = 0;
   micros overdue_before = 0;
   int limit = 100; // incidents per pass, the most overdue first
-  // Retention (DESIGN.md section 13): when not 0, this pass also deletes up to
+  // Retention (docs/guarantees.md#retention): when not 0, this pass also deletes up to
   // retention_batch incidents resolved before it (delete_resolved_before).
   micros resolved_before = 0;
   int retention_batch = 500;
@@ -238,8 +241,8 @@ struct timeline_page {
 timeline_page load_timeline(connection& c, int64_t org_id, int64_t id, int64_t after_seq,
                             int limit);
 
-// Retention (DESIGN.md section 13): deletes up to `batch` incidents resolved before
-// `resolved_before`, with their timelines, deliveries and dead letters, in one
+// Retention (docs/guarantees.md#retention): deletes up to `batch` incidents resolved
+// before `resolved_before`, with their timelines, deliveries and dead letters, in one
 // transaction. Returns how many incidents went.
 size_t delete_resolved_before(connection& c, micros resolved_before, int batch);
 // The sweep's retention pass, if it asks for one.

@@ -20,7 +20,8 @@ struct integration_row {
   int rate_limit_per_minute = 600;
   std::string heartbeat;    // alertmanager: the heartbeat its Watchdog alert pings
   int64_t heartbeat_id = 0; // that heartbeat's id; 0: none
-  // The fields its alerts are grouped by (DESIGN.md §14); empty: it does not group.
+  // The fields its alerts are grouped by (docs/guarantees.md#alerts-and-grouping); empty:
+  // it does not group.
   std::vector<std::string> group_by{};
 };
 

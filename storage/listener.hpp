@@ -1,8 +1,8 @@
 // LISTEN on one PostgreSQL channel, on a thread and a connection of its own: the way one
-// node hears what another committed (DESIGN.md section 9). A payload reaches `deliver`
-// on that thread. After a lost connection it reconnects every second, then calls
-// `resumed` (on that thread too): notifications sent meanwhile are lost, and the caller
-// catches up another way. Its session is named "belay listener <pid>".
+// node hears what another committed (docs/architecture.md#ownership). A payload reaches
+// `deliver` on that thread. After a lost connection it reconnects every second, then
+// calls `resumed` (on that thread too): notifications sent meanwhile are lost, and the
+// caller catches up another way. Its session is named "belay listener <pid>".
 //
 // A socket can die without a word (a network partition, a stalled proxy): TCP keepalives
 // see a vanished peer, and a probe (SELECT 1 every `probe_every`) sees one that holds the

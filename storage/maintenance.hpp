@@ -1,7 +1,8 @@
-// Maintenance windows (DESIGN.md section 12): their rows, and the statement that lets a
-// held ladder go once no window covers its incident any more. The step statement
-// (storage/steps.cpp) holds ladders and the claim (storage/deliveries.cpp) holds
-// deliveries; both read the windows themselves, so every node sees a new window at once.
+// Maintenance windows (docs/guarantees.md#maintenance-windows): their rows, and the
+// statement that lets a held ladder go once no window covers its incident any more. The
+// step statement (storage/steps.cpp) holds ladders and the claim (storage/deliveries.cpp)
+// holds deliveries; both read the windows themselves, so every node sees a new window at
+// once.
 #pragma once
 
 #include "protocol/maintenance_json.hpp"

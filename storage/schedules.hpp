@@ -1,4 +1,4 @@
-// Every SQL statement about people and on-call schedules (DESIGN.md section 10).
+// Every SQL statement about people and on-call schedules (docs/guarantees.md#on-call).
 #pragma once
 
 #include "protocol/oncall.hpp"

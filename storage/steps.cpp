@@ -11,11 +11,11 @@ namespace {
 
 // $1: one JSON object per step (see fire_json); $2 and $3: their orgs and ids. The f_
 // prefix keeps the input's columns apart from the incident's in the UPDATE … FROM.
-// Maintenance (DESIGN.md section 12): a step due while a window covers the incident's
-// policy or integration (f_until, the latest end among them; one probe of a small table
-// per step) does not fire: the compare-and-set holds the ladder instead, back at its
-// first step, until the window's end (held_until, next_fire_at), and pages nobody. A
-// ladder held after it paged begins again with keys of its own (restarts).
+// Maintenance (docs/guarantees.md#maintenance-windows): a step due while a window covers
+// the incident's policy or integration (f_until, the latest end among them; one probe of
+// a small table per step) does not fire: the compare-and-set holds the ladder instead,
+// back at its first step, until the window's end (held_until, next_fire_at), and pages
+// nobody. A ladder held after it paged begins again with keys of its own (restarts).
 const std::string fire_sql = R"sql(
 WITH f AS (
   SELECT * FROM json_to_recordset($1::json) AS f(f_org bigint, f_id bigint, f_step int,
@@ -88,7 +88,7 @@ WITH f AS (
          AS t(channel text, "to" text, delay bigint, "user" text, schedule text)
     WHERE t."user" IS NOT NULL) people ON true
   ORDER BY cas.id
-), nobody AS ( -- loud: a schedule had nobody on call (DESIGN.md section 10)
+), nobody AS ( -- loud: a schedule had nobody on call (docs/guarantees.md#on-call)
   INSERT INTO timeline (org_id, incident_id, at, kind, detail)
   SELECT cas.org_id, cas.id, belay_ts(f_at), 'no_one_on_call',
          jsonb_build_object('schedule', s.name, 'step', f_step, 'loop', f_loop)

@@ -34,10 +34,10 @@ WITH g AS (
 )
 )sql";
 
-// The reopen window (DESIGN.md section 12): a key with no open incident whose last
-// incident was resolved less than its policy's reopenSeconds before the key's first
-// event reopens that incident (`reopen`) instead of inserting one; its ladder goes on
-// from the step after the last one that fired, due when it would have been (resume_at)
+// The reopen window (docs/guarantees.md#maintenance-windows): a key with no open incident
+// whose last incident was resolved less than its policy's reopenSeconds before the key's
+// first event reopens that incident (`reopen`) instead of inserting one; its ladder goes
+// on from the step after the last one that fired, due when it would have been (resume_at)
 // or at once. Only keys of a policy with a window probe for it (one index probe each);
 // the INSERT leaves reopened keys alone, so the partial unique index still arbitrates
 // every other write (G1): a reopen racing another node's write of the key waits on the
@@ -102,8 +102,9 @@ constexpr std::string_view insert_head_sql = R"sql(, up AS (
   FROM g JOIN policy p ON p.org_id = g.org_id AND p.name = g.policy
 )sql";
 
-// Maintenance (section 12): an incident opened while a window covers its policy or
-// integration starts held (held_until, the window's end) and its ladder waits for it.
+// Maintenance (docs/guarantees.md#maintenance-windows): an incident opened while a window
+// covers its policy or integration starts held (held_until, the window's end) and its
+// ladder waits for it.
 constexpr std::string_view insert_probing_sql = R"sql(
   CROSS JOIN LATERAL (
     SELECT max(w.end_at) AS until FROM maintenance w
@@ -118,10 +119,11 @@ constexpr std::string_view insert_light_sql = R"sql(
   WHERE NOT EXISTS (SELECT 1 FROM needs)
 )sql";
 
-// Shadow never hides a live page (DESIGN.md section 13): a live event for a key that a
-// shadow incident holds makes the incident live (shadow = i.shadow AND EXCLUDED.shadow),
-// and the row trigger incident_goes_live (migration 0021) sends the shadowed pages of its
-// last fired step after all; its next steps page as any other's.
+// Shadow never hides a live page (docs/guarantees.md#shadow-never-hides-a-live-page): a
+// live event for a key that a shadow incident holds makes the incident live (shadow =
+// i.shadow AND EXCLUDED.shadow), and the row trigger incident_goes_live (migration 0021)
+// sends the shadowed pages of its last fired step after all; its next steps page as any
+// other's.
 constexpr std::string_view insert_tail_sql = R"sql(
   ORDER BY g.org_id, g.dedup_key
   ON CONFLICT (org_id, dedup_key) WHERE status <> 'RESOLVED' DO UPDATE SET

@@ -107,9 +107,9 @@ std::shared_ptr<const std::vector<protocol::cidr>> allowed_now() {
   return allowed_networks;
 }
 
-// The outbound target check (DESIGN.md section 13), on the address libcurl is about to
-// connect to: after DNS, so a name that resolves to a private address (or changes its
-// answer between two lookups) is refused all the same.
+// The outbound target check (docs/guarantees.md#outbound-targets), on the address libcurl
+// is about to connect to: after DNS, so a name that resolves to a private address (or
+// changes its answer between two lookups) is refused all the same.
 struct target_check {
   std::shared_ptr<const std::vector<protocol::cidr>> allowed;
   std::string refused; // the first refusal

@@ -31,8 +31,9 @@ struct send_result {
 
 // Outbound targets that resolve to loopback, private, link-local, metadata or other
 // non-public addresses are refused (a permanent failure, nothing sent) unless their
-// network is listed here (DESIGN.md section 13: --allowed-target-networks). Process-wide;
-// set at start, and by tests that send to local sinks. Default: none.
+// network is listed here (docs/guarantees.md#outbound-targets:
+// --allowed-target-networks). Process-wide; set at start, and by tests that send to local
+// sinks. Default: none.
 void set_allowed_target_networks(std::vector<protocol::cidr> networks);
 
 // Blocking and thread-safe; never throws. Called from worker threads outside any DB

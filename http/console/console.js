@@ -1,5 +1,5 @@
 // belay inspector console: one page, no framework. Data arrives as inspector snapshots
-// (DESIGN.md section 7) over a server-sent-event stream read with fetch(), so the API key
+// (docs/http.md#inspector) over a server-sent-event stream read with fetch(), so the API key
 // travels in the Authorization header and never in a URL; polling takes over when the
 // stream fails. Every piece of data reaches the page through textContent, never as HTML.
 'use strict';
@@ -643,7 +643,7 @@
 
   setInterval(() => { if (apiKey && !$('console').hidden) loadOnCall(); }, ONCALL_REFRESH_MS);
 
-  // ---- heartbeats: each monitor's state, last ping and next due (DESIGN.md section 12)
+  // ---- heartbeats: each monitor's state, last ping and next due (docs/guarantees.md#heartbeats)
 
   const HEARTBEATS_REFRESH_MS = 5000;
 
@@ -675,7 +675,7 @@
 
   setInterval(() => { if (apiKey && !$('console').hidden) loadHeartbeats(); }, HEARTBEATS_REFRESH_MS);
 
-  // ---- maintenance: a banner while a window is active (DESIGN.md section 12) -----------
+  // ---- maintenance: a banner while a window is active (docs/guarantees.md#maintenance-windows) -----------
 
   const MAINTENANCE_REFRESH_MS = 10000;
 

@@ -1,4 +1,4 @@
-// The incident view (DESIGN.md section 10): one incident's facts, its timeline and its
+// The incident view (docs/guarantees.md#on-call): one incident's facts, its timeline and its
 // deliveries — who was paged, by which contact, with what outcome — opened from the
 // incidents table or by id (resolved incidents have no actor, so no row), and kept fresh
 // while it is open. Built on console.js's helpers; data reaches the page as text only.
@@ -72,7 +72,7 @@
         : el('p', {className: 'empty'}, 'No change events.'));
   }
 
-  // A change event (DESIGN.md section 12): when, what, from where, and its links.
+  // A change event (docs/guarantees.md#change-events): when, what, from where, and its links.
   function changeItem(c) {
     return el('li', {dataset: {changeId: String(c.id)}},
       el('time', {dateTime: c.timestamp}, when(c.timestamp)), ' ',

@@ -1,4 +1,4 @@
--- The schema of DESIGN.md. org_id leads every key so tenants can later be partitioned
+-- The schema of docs/architecture.md#database. org_id leads every key so tenants can later be partitioned
 -- by it; incidents carry owner/lease columns so several nodes can share the database.
 
 -- Times cross the wire as microseconds since the epoch taken from the actor system's

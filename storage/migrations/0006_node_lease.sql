@@ -1,4 +1,4 @@
--- A lease per node (DESIGN.md section 9), renewed every third of its length. While a
+-- A lease per node (docs/architecture.md#ownership), renewed every third of its length. While a
 -- node's lease holds, the incidents it owns stay its own, however old their own leases
 -- (incident.lease_expires_at, taken when the node opened or adopted them); once it
 -- lapses, another node takes them over and deletes the row, which tells the first node,

@@ -1,4 +1,4 @@
--- People and on-call schedules (DESIGN.md section 10). Users and schedules come from the
+-- People and on-call schedules (docs/operations.md#provisioning-fields). Users and schedules come from the
 -- provisioning file, overrides from the API; every node reads them from here.
 CREATE TABLE app_user (
   org_id     bigint NOT NULL REFERENCES org (id) ON DELETE CASCADE,

@@ -1,4 +1,4 @@
--- A mark per trigger batch (DESIGN.md section 13, "every accepted event pages"). The
+-- A mark per trigger batch (docs/guarantees.md#every-accepted-event-pages, "every accepted event pages"). The
 -- batch's own statement inserts it, so it commits if and only if the batch does. When
 -- the reply to that COMMIT is lost, the worker reads the mark back on a fresh connection
 -- instead of guessing: found, the batch committed and `created` names the incidents it

@@ -1,4 +1,4 @@
--- Answering the page (DESIGN.md section 11). Every acknowledge and resolve records who
+-- Answering the page (docs/guarantees.md#answering-the-page). Every acknowledge and resolve records who
 -- answered and how (api, console, link, sms, voice, slack, pagerduty, alertmanager); a
 -- delivery made through a person's rule remembers the person, so that an answer through
 -- its link acts as them; Slack channels check their buttons' clicks with a signing

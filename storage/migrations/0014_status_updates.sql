@@ -1,4 +1,4 @@
--- Status updates (DESIGN.md section 10): a contact with statusUpdates gets one more
+-- Status updates (docs/guarantees.md#on-call): a contact with statusUpdates gets one more
 -- message when an incident it was paged for is acknowledged or resolved. A delivery made
 -- to such a contact says so; the update itself is a delivery too (update_of names the
 -- transition, 'acknowledged' or 'resolved'), sent, retried and dead-lettered like a page,

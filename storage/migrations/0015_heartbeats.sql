@@ -1,4 +1,4 @@
--- Heartbeat monitors (DESIGN.md section 12): dead-man monitors that page when the
+-- Heartbeat monitors (docs/guarantees.md#heartbeats): dead-man monitors that page when the
 -- expected ping does not come. The row is the monitor's whole state, so that a restart
 -- or another node carries its schedule on: every transition is a compare-and-set on
 -- version. Like incidents, each is held by one node (owner, lease_expires_at taken

@@ -1,4 +1,4 @@
--- The reopen window (DESIGN.md section 12): a trigger for a key whose incident was
+-- The reopen window (docs/guarantees.md#maintenance-windows): a trigger for a key whose incident was
 -- resolved less than its policy's reopenSeconds ago reopens that incident. A resolve
 -- keeps when the next step was due (resume_at), so that the reopened ladder goes on
 -- from the step after the last one that fired, on its own schedule. The trigger

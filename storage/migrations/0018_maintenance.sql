@@ -1,4 +1,4 @@
--- Maintenance windows (DESIGN.md section 12), created through the API and read by every
+-- Maintenance windows (docs/guarantees.md#maintenance-windows), created through the API and read by every
 -- statement that fires a step or claims a delivery, so every node sees them at once.
 -- A window covers an org's policy or one of its integrations (exactly one of the two)
 -- from start_at to end_at; ending one early moves its end_at to that moment.

@@ -1,4 +1,4 @@
--- Change events (DESIGN.md section 12): PagerDuty's change events, recorded without
+-- Change events (docs/guarantees.md#change-events): PagerDuty's change events, recorded without
 -- their routing key or secret-like fields, listed newest first, and shown on the
 -- timelines of the org's incidents opened within an hour after (read at show time).
 CREATE TABLE change_event (

@@ -8,7 +8,7 @@
 -- / 18,866 / 14,997 events/s with the check, 19,262 / 19,161 / 17,192 without.
 ALTER TABLE incident DROP CONSTRAINT incident_org_id_fkey;
 
--- Shadow never hides a live page (DESIGN.md section 13): a live event deduplicated into
+-- Shadow never hides a live page (docs/guarantees.md#shadow-never-hides-a-live-page): a live event deduplicated into
 -- a shadow incident makes it live, and the shadowed pages of its last fired step are
 -- sent after all. This was a CTE of the trigger statement, an UPDATE of delivery that
 -- every statement planned and opened, with delivery's indexes, for the rare row that

@@ -1,4 +1,4 @@
--- Alerts inside incidents (DESIGN.md §14, docs/architecture.md#alerts). An event's own key
+-- Alerts inside incidents (docs/guarantees.md#alerts-and-grouping, docs/architecture.md#alerts). An event's own key
 -- names an alert. Without grouping an incident is its one alert and no row is written here
 -- (the incident row says everything, and the ingest path stays as it was). An integration
 -- that groups writes one row per alert, in the incident of its group key; the partial

@@ -1,4 +1,4 @@
--- Throttles and bundles per contact (DESIGN.md §14, docs/architecture.md#storms). A
+-- Throttles and bundles per contact (docs/guarantees.md#storms, docs/architecture.md#storms). A
 -- contact is a channel and a `to`. A channel that throttles or bundles claims contact by
 -- contact (belay_claim_contacts): at most one message to a contact while its throttle
 -- allows one, carrying every page that waits for it when the channel bundles. The

@@ -358,9 +358,9 @@ TEST_CASE_METHOD(delivery_fixture,
   CHECK(count("SELECT count(*) FROM delivery WHERE ambiguous AND org_id = $1", org) == 1);
 }
 
-// DESIGN.md section 13: nothing stays PENDING for ever. An acknowledge cancels what is
-// pending in its own statement, which cannot see a step's rows committed beside it on
-// another connection; such a row is what this inserts.
+// docs/guarantees.md#nothing-waits-for-ever: nothing stays PENDING for ever. An
+// acknowledge cancels what is pending in its own statement, which cannot see a step's
+// rows committed beside it on another connection; such a row is what this inserts.
 TEST_CASE_METHOD(delivery_fixture,
                  "a pending page of an acknowledged incident is cancelled by the next "
                  "claim, never sent") {

@@ -1,7 +1,7 @@
-// Heartbeat monitors on the simulated clock against a real PostgreSQL (DESIGN.md
-// section 12): new -> up -> late -> down, the incident that down or fail opens and the
-// next success resolves, /start, alertIfNeverPinged, and a restart or a takeover while
-// a monitor is late, which still goes down on time, once.
+// Heartbeat monitors on the simulated clock against a real PostgreSQL
+// (docs/guarantees.md#heartbeats): new -> up -> late -> down, the incident that down or
+// fail opens and the next success resolves, /start, alertIfNeverPinged, and a restart or
+// a takeover while a monitor is late, which still goes down on time, once.
 #include "support/ladder_fixture.hpp"
 #include "support/test_node.hpp"
 

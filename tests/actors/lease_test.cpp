@@ -1,7 +1,8 @@
-// Node leases on the simulated clock against a real PostgreSQL (DESIGN.md section 9): a
-// node that stops renewing its lease hands its incidents to a live node, which runs their
-// ladders on (G5); a live node keeps its own however old they are; and a node that comes
-// back after its lease lapsed lets go of what the others took.
+// Node leases on the simulated clock against a real PostgreSQL
+// (docs/architecture.md#ownership): a node that stops renewing its lease hands its
+// incidents to a live node, which runs their ladders on (G5); a live node keeps its own
+// however old they are; and a node that comes back after its lease lapsed lets go of what
+// the others took.
 #include "support/ladder_fixture.hpp"
 #include "support/test_node.hpp"
 

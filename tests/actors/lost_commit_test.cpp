@@ -1,8 +1,9 @@
-// DESIGN.md section 13, "every accepted event pages": the connection to PostgreSQL is
-// lost while a trigger batch commits (tests/support/fault_proxy between the node and the
-// cluster). The storage worker must read back what was written, not assume: every
-// incident the batch opened gets its actor and pages its first step exactly once, and
-// every event is answered as written (201 created, not 200 deduplicated).
+// docs/guarantees.md#every-accepted-event-pages, "every accepted event pages": the
+// connection to PostgreSQL is lost while a trigger batch commits
+// (tests/support/fault_proxy between the node and the cluster). The storage worker must
+// read back what was written, not assume: every incident the batch opened gets its actor
+// and pages its first step exactly once, and every event is answered as written (201
+// created, not 200 deduplicated).
 #include "storage/db.hpp"
 #include "support/ladder_fixture.hpp"
 #include "support/postgres_proxy.hpp"

@@ -1,6 +1,6 @@
-// DESIGN.md section 13, "every accepted event pages", through the real binary against a
-// real PostgreSQL: the reply to a trigger batch's commit lost on the network, and a node
-// killed mid-ladder with a second node taking over.
+// docs/guarantees.md#every-accepted-event-pages, "every accepted event pages", through
+// the real binary against a real PostgreSQL: the reply to a trigger batch's commit lost
+// on the network, and a node killed mid-ladder with a second node taking over.
 #include "support/postgres_proxy.hpp"
 #include "support/served_belay.hpp"
 

@@ -1,5 +1,6 @@
-// Noise control on the simulated clock (DESIGN.md section 12): the reopen window for
-// flapping alerts, and maintenance windows that hold ladders and deliveries.
+// Noise control on the simulated clock (docs/guarantees.md#maintenance-windows): the
+// reopen window for flapping alerts, and maintenance windows that hold ladders and
+// deliveries.
 #include "actors/registry.hpp"
 #include "storage/incidents.hpp"
 #include "storage/maintenance.hpp"

@@ -1,6 +1,6 @@
-// Steps that page people and schedules (DESIGN.md section 10), on the simulated clock
-// against a real PostgreSQL: who is on call is decided at each step's scheduled time,
-// and each person is reached through their own rules.
+// Steps that page people and schedules (docs/guarantees.md#on-call), on the simulated
+// clock against a real PostgreSQL: who is on call is decided at each step's scheduled
+// time, and each person is reached through their own rules.
 #include "actors/metrics.hpp"
 #include "support/test_node.hpp"
 

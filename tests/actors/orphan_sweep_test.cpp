@@ -1,6 +1,7 @@
-// DESIGN.md section 13: "a periodic sweep adopts any non-resolved incident with an
-// overdue step that no live actor holds". Each incident here was written as a lost reply
-// or a vanished node leaves it: in the database, owned, due, and held by no actor.
+// docs/guarantees.md#every-accepted-event-pages: "a periodic sweep adopts any
+// non-resolved incident with an overdue step that no live actor holds". Each incident
+// here was written as a lost reply or a vanished node leaves it: in the database, owned,
+// due, and held by no actor.
 #include "actors/metrics.hpp"
 #include "storage/db.hpp"
 #include "storage/incidents.hpp"

@@ -1,6 +1,7 @@
-// Retention (DESIGN.md section 13): resolved incidents older than --retention-days are
-// deleted with their timelines, deliveries and dead letters, a small batch at a time,
-// on the actor clock: the simulated clock proves it without waiting 90 days.
+// Retention (docs/guarantees.md#retention): resolved incidents older than
+// --retention-days are deleted with their timelines, deliveries and dead letters, a small
+// batch at a time, on the actor clock: the simulated clock proves it without waiting 90
+// days.
 #include "storage/db.hpp"
 #include "storage/incidents.hpp"
 #include "support/ladder_fixture.hpp"

@@ -1,6 +1,6 @@
 // A storm on the simulated clock (docs/architecture.md#storms): 1,000 incidents page one
-// person over an SMS channel with §14's default throttle, through the channel actor to
-// a Twilio-like local HTTP sink, against a real database.
+// person over an SMS channel with the default throttle (docs/guarantees.md#storms),
+// through the channel actor to a Twilio-like local HTTP sink, against a real database.
 #include "protocol/reply_command.hpp"
 #include "storage/contacts.hpp"
 #include "support/database_fixture.hpp"

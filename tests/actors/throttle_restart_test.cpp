@@ -15,8 +15,8 @@ namespace {
 
 const std::string messages_path = "/twilio/2010-04-01/Accounts/AC0123/Messages.json";
 
-// Org "acme": channel "sms" with §14's default throttle (one message a minute first);
-// policy "default" texts one number at once.
+// Org "acme": channel "sms" with the default throttle of docs/guarantees.md#storms (one
+// message a minute first); policy "default" texts one number at once.
 std::string sms_org(const test::http_sink& twilio) {
   return R"({"orgs":[{"name":"acme","apiKeys":["acme-key"],
     "channels":[{"name":"sms","type":"sms","url":")" +

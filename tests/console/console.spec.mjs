@@ -280,7 +280,7 @@ try {
     await page.locator('#incident-close').click();
   });
 
-  // Maintenance (DESIGN.md section 12): a banner with the window's end while it is
+  // Maintenance (docs/guarantees.md#maintenance-windows): a banner with the window's end while it is
   // active, gone once the window is ended early.
   await step('a maintenance window shows a banner with its end, until it is ended', async () => {
     const end = new Date(Date.now() + 3600000).toISOString();

@@ -1,7 +1,7 @@
-// The suffix of a heartbeat ping, /hb/<key>[/<suffix>] (DESIGN.md section 12), read
-// before the key is looked up: exactly nothing, "start", "fail" or an exit code from 0 to
-// 255 is a ping (0 success, any other code a failure), and everything else is the one
-// documented 400, invalid_exit_code naming exitCode.
+// The suffix of a heartbeat ping, /hb/<key>[/<suffix>] (docs/guarantees.md#heartbeats),
+// read before the key is looked up: exactly nothing, "start", "fail" or an exit code from
+// 0 to 255 is a ping (0 success, any other code a failure), and everything else is the
+// one documented 400, invalid_exit_code naming exitCode.
 #include "checks.hpp"
 #include "protocol/heartbeat.hpp"
 

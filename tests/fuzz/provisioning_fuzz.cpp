@@ -1,6 +1,6 @@
-// The provisioning file (DESIGN.md section 6): what parses is a configuration belay can
-// apply as it stands — every name it refers to exists, names and keys are unique,
-// failover chains end — and a refusal says where the file is wrong.
+// The provisioning file (docs/operations.md#provisioning): what parses is a configuration
+// belay can apply as it stands — every name it refers to exists, names and keys are
+// unique, failover chains end — and a refusal says where the file is wrong.
 #include "checks.hpp"
 #include "protocol/provisioning.hpp"
 

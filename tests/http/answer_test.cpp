@@ -1,7 +1,8 @@
-// Answering the page (DESIGN.md section 11), end to end: the real binary pages real local
-// servers (SMTP, a Twilio-like API, a Slack webhook, a webhook), and the answers come
-// back over HTTP as a person, Twilio or Slack would send them. Inbound signatures are
-// computed by Python's hmac and hashlib (tests/http/inbound_sign.py), not by belay.
+// Answering the page (docs/guarantees.md#answering-the-page), end to end: the real binary
+// pages real local servers (SMTP, a Twilio-like API, a Slack webhook, a webhook), and the
+// answers come back over HTTP as a person, Twilio or Slack would send them. Inbound
+// signatures are computed by Python's hmac and hashlib (tests/http/inbound_sign.py), not
+// by belay.
 #include "support/answering.hpp"
 #include "support/form.hpp"
 #include "support/http_sink.hpp"
@@ -392,8 +393,9 @@ TEST_CASE("a key pressed during the call, signed, acknowledges, and a forged one
   CHECK(field(acked, "ackedVia") == "voice");
 }
 
-// DESIGN.md section 10: a contact with statusUpdates gets one message when an incident
-// it was paged for is acknowledged or resolved, saying by whom and how; others do not.
+// docs/guarantees.md#on-call: a contact with statusUpdates gets one message when an
+// incident it was paged for is acknowledged or resolved, saying by whom and how; others
+// do not.
 TEST_CASE("a contact with statusUpdates hears once of the acknowledge and once of the "
           "resolve, by whom and via what") {
   sinks s;

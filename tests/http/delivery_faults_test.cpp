@@ -1,5 +1,6 @@
-// DESIGN.md section 13, "one bad endpoint harms nobody else", through the real binary:
-// webhooks that answer slowly or never, beside a healthy channel, with real HTTP sinks.
+// docs/guarantees.md#one-bad-endpoint, "one bad endpoint harms nobody else", through the
+// real binary: webhooks that answer slowly or never, beside a healthy channel, with real
+// HTTP sinks.
 #include "support/http_sink.hpp"
 #include "support/served_belay.hpp"
 

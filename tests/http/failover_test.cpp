@@ -1,5 +1,5 @@
-// DESIGN.md section 15 through the real binary on scripts/ha's cluster (one etcd, two
-// Patroni members, synchronous_mode): four clients trigger and acknowledge while a
+// docs/operations.md#failover through the real binary on scripts/ha's cluster (one etcd,
+// two Patroni members, synchronous_mode): four clients trigger and acknowledge while a
 // webhook ladder pages, and the primary goes away twice, by a planned switchover and by
 // kill -9 of its postmaster. Afterwards every event answered 2xx exists, every due step
 // was paged at least once (twice only for a send in flight during a failover), every

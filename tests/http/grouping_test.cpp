@@ -1,5 +1,6 @@
-// Alerts inside incidents (DESIGN.md §14): the running binary over HTTP against
-// PostgreSQL, with integrations that group their alerts and one that does not.
+// Alerts inside incidents (docs/guarantees.md#alerts-and-grouping): the running binary
+// over HTTP against PostgreSQL, with integrations that group their alerts and one that
+// does not.
 #include "support/http_sink.hpp"
 #include "support/served_belay.hpp"
 

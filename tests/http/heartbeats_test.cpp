@@ -1,4 +1,4 @@
-// Heartbeat pings and the list through the real binary (DESIGN.md section 12):
+// Heartbeat pings and the list through the real binary (docs/guarantees.md#heartbeats):
 // Healthchecks-style endpoints, their bad input, GET /api/v1/heartbeats, and
 // Alertmanager's Watchdog alert pinging a heartbeat instead of opening an incident.
 #include "support/served_belay.hpp"

@@ -1,5 +1,5 @@
 // End to end, per wire format: the running binary over HTTP against PostgreSQL, held
-// to the exact contract of DESIGN.md section 5.
+// to the exact contract of docs/http.md#ingest.
 #include "support/raw_connection.hpp"
 #include "support/served_belay.hpp"
 

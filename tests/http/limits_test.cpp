@@ -1,7 +1,7 @@
-// DESIGN.md section 13, bounded input, through the running binary: the 512 KiB limit
-// holds for Content-Length, chunked and compressed bodies and for form-encoded ones;
-// keys are checked before bodies are read; slow clients lose their connection instead
-// of holding a thread; a saturated node says 503 with Retry-After.
+// docs/guarantees.md#bounded-input, bounded input, through the running binary: the 512
+// KiB limit holds for Content-Length, chunked and compressed bodies and for form-encoded
+// ones; keys are checked before bodies are read; slow clients lose their connection
+// instead of holding a thread; a saturated node says 503 with Retry-After.
 #include "support/raw_connection.hpp"
 #include "support/served_belay.hpp"
 

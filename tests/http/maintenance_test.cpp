@@ -1,5 +1,5 @@
-// Maintenance windows and change events through the running binary (DESIGN.md
-// section 12).
+// Maintenance windows and change events through the running binary
+// (docs/guarantees.md#maintenance-windows).
 #include "protocol/time.hpp"
 #include "support/json.hpp"
 #include "support/served_belay.hpp"

@@ -1,5 +1,5 @@
-// Several belay processes on one database (DESIGN.md section 9): whichever node an
-// event reaches, it acts on the incident the database says is current.
+// Several belay processes on one database (docs/architecture.md#ownership): whichever
+// node an event reaches, it acts on the incident the database says is current.
 #include "support/served_belay.hpp"
 
 #include <catch2/catch.hpp>
@@ -36,7 +36,8 @@ TEST_CASE(
 
 // A registry that spawned an actor for every incident an upsert returns would start a
 // second ladder on node 1 for node 0's incident. The step compare-and-set would keep
-// it from paging twice, but two nodes would run one incident's timers (section 9).
+// it from paging twice, but two nodes would run one incident's timers
+// (docs/architecture.md#ownership).
 TEST_CASE("a duplicate through another node leaves the incident held by one node") {
   test::served_belay belay{test::two_orgs(), 2};
   auto first = belay.trigger("held-once", "alpha-key", 0);

@@ -1,5 +1,6 @@
 // /readyz against a PostgreSQL cluster of the test's own, which it stops, restarts and
-// locks out (DESIGN.md section 13): readiness follows each component.
+// locks out (docs/guarantees.md#nothing-waits-for-ever): readiness follows each
+// component.
 #include "storage/db.hpp"
 #include "support/belay_process.hpp"
 #include "support/served_belay.hpp"
@@ -59,7 +60,7 @@ TEST_CASE("/readyz answers 503 while the database is down and 200 once it is bac
   CHECK(down->status == 503);
   CHECK(down->body.find("\"reason\":\"database:") != std::string::npos);
   CHECK(http.Get("/healthz")->status == 200); // alive, just not ready
-  // Clients and probes are told when to ask again (DESIGN.md section 15).
+  // Clients and probes are told when to ask again (docs/operations.md#failover).
   CHECK(down->get_header_value("Retry-After") == "1");
 
   REQUIRE(pg.start() == 0);

@@ -1,6 +1,6 @@
-// Who is on call, final shifts, overrides and the calendar feed (DESIGN.md section 10)
-// through the running binary. Times are asked about with explicit instants, so the
-// answers do not depend on when the test runs.
+// Who is on call, final shifts, overrides and the calendar feed
+// (docs/http.md#on-call-api) through the running binary. Times are asked about with
+// explicit instants, so the answers do not depend on when the test runs.
 #include "support/json.hpp"
 #include "support/served_belay.hpp"
 

@@ -19,7 +19,7 @@ const std::string twilio_token = "twilio-auth-token";
 const std::string messages_path = "/twilio/2010-04-01/Accounts/AC0123/Messages.json";
 
 // Org "alpha": policy "sms" texts bob through a channel that lets one message through
-// every 4 s (`throttle`, the §14 shape with a short window).
+// every 4 s (`throttle`, the shape of docs/guarantees.md#storms with a short window).
 std::string storm_org(const test::http_sink& twilio) {
   return R"({"orgs":[{"name":"alpha","apiKeys":["alpha-key"],
     "channels":[{"name":"sms","type":"sms","url":")" +

@@ -1,4 +1,4 @@
-// The console's live stream (DESIGN.md section 7) under many viewers: one snapshot per
+// The console's live stream (docs/http.md#inspector) under many viewers: one snapshot per
 // org a second on the node, however many streams are open, and a bounded number of
 // streams, so that viewers cannot take every HTTP thread.
 #include "support/served_belay.hpp"

@@ -1,5 +1,6 @@
-// Group keys (DESIGN.md §14): alerts with the same values of an integration's grouping
-// fields share a key, any difference separates them, and no two value lists collide.
+// Group keys (docs/guarantees.md#alerts-and-grouping): alerts with the same values of an
+// integration's grouping fields share a key, any difference separates them, and no two
+// value lists collide.
 #include "protocol/grouping.hpp"
 
 #include <catch2/catch.hpp>

@@ -62,7 +62,8 @@ TEST_CASE("incident renders absent optionals as null and no internal fields") {
   }
   CHECK_FALSE(i.HasMember("orgId"));
   CHECK_FALSE(i.HasMember("shadow"));
-  // with reopenCount and inMaintenance (section 12), alertCount and firingCount (§14)
+  // with reopenCount and inMaintenance (docs/guarantees.md#maintenance-windows),
+  // alertCount and firingCount (docs/guarantees.md#alerts-and-grouping)
   CHECK(i.MemberCount() == 26);
   CHECK_FALSE(doc.HasMember("deduplicated"));
 }

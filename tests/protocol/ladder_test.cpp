@@ -1,4 +1,5 @@
-// The ladder's arithmetic (DESIGN.md section 3) on its own: microseconds, no actors.
+// The ladder's arithmetic (docs/architecture.md#incident-lifecycle) on its own:
+// microseconds, no actors.
 #include "protocol/ladder.hpp"
 
 #include <catch2/catch.hpp>

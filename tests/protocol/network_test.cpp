@@ -1,4 +1,4 @@
-// Outbound target classification and CIDR lists (DESIGN.md section 13).
+// Outbound target classification and CIDR lists (docs/guarantees.md#outbound-targets).
 #include "protocol/network.hpp"
 
 #include <catch2/catch.hpp>

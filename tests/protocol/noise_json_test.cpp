@@ -1,5 +1,5 @@
-// The wire formats of DESIGN.md section 12's noise control: maintenance window requests,
-// PagerDuty change events, and what the incident object says about both.
+// The wire formats of docs/guarantees.md#maintenance-windows's noise control: maintenance
+// window requests, PagerDuty change events, and what the incident object says about both.
 #include "parsed_helpers.hpp"
 #include "protocol/change_event.hpp"
 #include "protocol/incident_json.hpp"

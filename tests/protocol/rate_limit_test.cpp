@@ -1,4 +1,4 @@
-// The token bucket of the rate limits (DESIGN.md section 12), in microseconds.
+// The token bucket of the rate limits (docs/guarantees.md#rate-limits), in microseconds.
 #include "protocol/rate_limit.hpp"
 
 #include <catch2/catch.hpp>

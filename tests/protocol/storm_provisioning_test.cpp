@@ -1,5 +1,5 @@
-// Provisioning of storms (DESIGN.md §14): throttles and bundles per channel, grouping per
-// integration, with their defaults and the precise errors bad values get.
+// Provisioning of storms (docs/guarantees.md#storms): throttles and bundles per channel,
+// grouping per integration, with their defaults and the precise errors bad values get.
 #include "parsed_helpers.hpp"
 #include "protocol/provisioning.hpp"
 

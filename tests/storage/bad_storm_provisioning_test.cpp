@@ -1,4 +1,5 @@
-// The storms fields refused at start (DESIGN.md §14, "Bad input"): `belay serve
+// The storms fields refused at start (docs/guarantees.md#storms, "Bad input"): `belay
+// serve
 // --provision` with an unknown grouping root, a throttle window counting less than one
 // message or spanning no time, or a bundle on a channel that cannot bundle stops,
 // naming the field, and the database keeps what it had. How each is parsed is

@@ -1,7 +1,7 @@
-// DESIGN.md section 15, "belay never keeps writing to a demoted server": an error that
-// ends a session (a server turned standby, an admin shutdown, a lost connection) closes
-// belay's connection, and the next statement goes over a fresh one, to whichever host
-// is the primary then. Each failure is made on the real test cluster.
+// docs/operations.md#failover, "belay never keeps writing to a demoted server": an error
+// that ends a session (a server turned standby, an admin shutdown, a lost connection)
+// closes belay's connection, and the next statement goes over a fresh one, to whichever
+// host is the primary then. Each failure is made on the real test cluster.
 #include "storage/db.hpp"
 #include "support/postgres_proxy.hpp"
 #include "support/test_database.hpp"

@@ -1,5 +1,6 @@
-// The NOTIFY listener against a connection that goes silent (DESIGN.md section 13): a
-// socket that is open but answers nothing is found by the probe and replaced.
+// The NOTIFY listener against a connection that goes silent
+// (docs/guarantees.md#nothing-waits-for-ever): a socket that is open but answers nothing
+// is found by the probe and replaced.
 #include "storage/listener.hpp"
 #include "support/postgres_proxy.hpp"
 #include "support/served_belay.hpp"

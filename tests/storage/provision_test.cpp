@@ -1,6 +1,6 @@
-// Provisioning fails closed (DESIGN.md section 13): what the file no longer names stops
-// working, an org included; `belay provision --check FILE` says what would change and
-// changes nothing.
+// Provisioning fails closed (docs/guarantees.md#provisioning-fails-closed): what the file
+// no longer names stops working, an org included; `belay provision --check FILE` says
+// what would change and changes nothing.
 #include "http/keys.hpp"
 #include "protocol/hash.hpp"
 #include "protocol/provisioning.hpp"

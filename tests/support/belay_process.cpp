@@ -79,7 +79,8 @@ belay_process belay_process::serve(const std::string& database_url,
       "debug"};
   args.insert(args.end(), extra.begin(), extra.end());
   // The tests' sinks listen on loopback, which outbound targets may not be otherwise
-  // (DESIGN.md section 13); a flag in `extra` wins over the environment.
+  // (docs/guarantees.md#nothing-waits-for-ever); a flag in `extra` wins over the
+  // environment.
   belay_process p{args, {{"BELAY_ALLOWED_TARGET_NETWORKS", "127.0.0.0/8,::1"}}};
   if (!p.wait_ready())
     throw std::runtime_error("belay did not become healthy:\n" + p.log());

@@ -5,7 +5,8 @@
 // webhook target at "http://127.0.0.1:<proxy.port()>/" in front of an http_sink. Faults:
 // - drop_after_commit / drop_reply_after: the request reached the server and took effect
 //   (COMMIT committed, webhook delivered), but the reply is lost and the connection
-//   reset: the ambiguous outcome that belay must settle by reading back (DESIGN §13);
+//   reset: the ambiguous outcome that belay must settle by reading back
+//   (docs/operations.md#lost-commit);
 // - reset_all: the network or the server dropped every connection (failover, restart);
 // - stall: a hung peer that holds connections and answers nothing (statement timeouts,
 //   keepalives, deadlines);

@@ -1,7 +1,8 @@
-// The PostgreSQL failover cluster of scripts/ha (one etcd, two Patroni members, DESIGN.md
-// section 15), as the end-to-end failover tests drive it. scripts/test starts one in the
-// folder BELAY_TEST_HA_DIR when Patroni can run here, and touches <folder>/up once it
-// has a primary and a synchronous standby (<folder>/failed if it could not start it).
+// The PostgreSQL failover cluster of scripts/ha (one etcd, two Patroni members,
+// docs/operations.md#failover), as the end-to-end failover tests drive it. scripts/test
+// starts one in the folder BELAY_TEST_HA_DIR when Patroni can run here, and touches
+// <folder>/up once it has a primary and a synchronous standby (<folder>/failed if it
+// could not start it).
 #pragma once
 
 #include <chrono>

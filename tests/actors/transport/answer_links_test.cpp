@@ -1,5 +1,6 @@
-// Every transport carries the way back (DESIGN.md section 11): the answer link, Slack's
-// buttons, the SMS reply line, the call's <Gather>, as the real peers receive them.
+// Every transport carries the way back (docs/guarantees.md#answering-the-page): the
+// answer link, Slack's buttons, the SMS reply line, the call's <Gather>, as the real
+// peers receive them.
 #include "actors/transport/transport.hpp"
 #include "protocol/encoding.hpp"
 #include "tests/actors/transport/fixtures.hpp"

@@ -13,7 +13,8 @@
 namespace belay::transport::testing {
 
 // The sinks of these tests listen on loopback, which outbound targets may not be
-// otherwise (DESIGN.md section 13): allowed for the whole test binary, before main.
+// otherwise (docs/guarantees.md#nothing-waits-for-ever): allowed for the whole test
+// binary, before main.
 inline const bool loopback_allowed = [] {
   set_allowed_target_networks(std::get<std::vector<protocol::cidr>>(
       protocol::parse_cidr_list("127.0.0.0/8,::1")));

@@ -1,6 +1,7 @@
-// Outbound targets are checked on the address actually connected to (DESIGN.md section
-// 13): loopback, private, link-local and metadata addresses are refused, as a permanent
-// failure that sends nothing, unless their network is allowed.
+// Outbound targets are checked on the address actually connected to
+// (docs/guarantees.md#outbound-targets): loopback, private, link-local and metadata
+// addresses are refused, as a permanent failure that sends nothing, unless their network
+// is allowed.
 #include "actors/transport/transport.hpp"
 #include "tests/actors/transport/fixtures.hpp"
 #include "tests/support/http_sink.hpp"

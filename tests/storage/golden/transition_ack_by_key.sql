@@ -28,5 +28,5 @@ WITH cas AS (
   FROM cas
 )
 -- Delivered at commit to every node, so that the one holding the incident hears of it
--- at once (DESIGN.md section 9).
+-- at once (docs/architecture.md#ownership).
 SELECT *, pg_notify('belay_incident', cas.org_id || ' ' || cas.id) FROM cas
