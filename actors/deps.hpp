@@ -21,12 +21,12 @@ struct deps {
   double lease_seconds = 30;       // renewed every third of it
   double orphan_sweep_seconds = 5; // how often the registry sweeps for orphans; 0: never
   // Resolved incidents older than this are deleted, a batch a minute, by the sweep
-  // (docs/guarantees.md#nothing-waits-for-ever); 0: kept for ever.
+  // (docs/guarantees.md#retention); 0: kept for ever.
   double retention_days = 90;
   caf::timespan db_retry = std::chrono::seconds{1}; // back-off after a storage error
   // How often an incident held by a maintenance window asks whether the window ended
   // early (deleted, on any node); at its end it asks at once
-  // (docs/guarantees.md#noise-control).
+  // (docs/guarantees.md#maintenance-windows).
   caf::timespan maintenance_poll = std::chrono::seconds{10};
   // Every request to another actor has a deadline
   // (docs/guarantees.md#nothing-waits-for-ever): a storage operation answers within the

@@ -1,5 +1,5 @@
 // Resolves bearer keys to their org or integration, and holds each key's rate limit
-// (docs/guarantees.md#noise-control). Keys are stored as SHA-256 hashes.
+// (docs/guarantees.md#rate-limits). Keys are stored as SHA-256 hashes.
 //
 // A known key is cached for `ttl` (10 s): a key that provisioning removed, on any
 // node, stops working everywhere within that. An unknown key is remembered as unknown

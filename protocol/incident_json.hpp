@@ -48,7 +48,7 @@ struct incident_alerts {
 //  "deliveriesNext":c|null,"changes":[…],"alerts":[…],"alertsNext":c|null,
 //  "evidence":[…]}: a next cursor continues that list at …/timeline, …/deliveries or
 // …/alerts; changes are the org's change events of the hour before the incident opened
-// (docs/guarantees.md#noise-control), newest first.
+// (docs/guarantees.md#change-events), newest first.
 std::string render_incident_detail(const incident_record& incident,
                                    const std::vector<timeline_entry>& timeline,
                                    const std::vector<delivery_record>& deliveries,

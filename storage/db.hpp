@@ -96,7 +96,7 @@ private:
 };
 
 // How every connection belay opens guards against a database or network that hangs
-// (docs/guarantees.md#nothing-waits-for-ever, "nothing waits for ever"). Settings the
+// (docs/guarantees.md#nothing-waits-for-ever). Settings the
 // connection string names itself win over these.
 struct connection_limits {
   double connect_timeout_seconds = 5;

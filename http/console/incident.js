@@ -1,4 +1,4 @@
-// The incident view (docs/guarantees.md#on-call): one incident's facts, its timeline and its
+// The incident view (docs/http.md#inspector): one incident's facts, its timeline and its
 // deliveries — who was paged, by which contact, with what outcome — opened from the
 // incidents table or by id (resolved incidents have no actor, so no row), and kept fresh
 // while it is open. Built on console.js's helpers; data reaches the page as text only.

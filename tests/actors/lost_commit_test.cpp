@@ -1,4 +1,4 @@
-// docs/guarantees.md#every-accepted-event-pages, "every accepted event pages": the
+// docs/guarantees.md#every-accepted-event-pages: the
 // connection to PostgreSQL is lost while a trigger batch commits
 // (tests/support/fault_proxy between the node and the cluster). The storage worker must
 // read back what was written, not assume: every incident the batch opened gets its actor

@@ -1,4 +1,4 @@
-// docs/guarantees.md#every-accepted-event-pages, "every accepted event pages", through
+// docs/guarantees.md#every-accepted-event-pages, through
 // the real binary against a real PostgreSQL: the reply to a trigger batch's commit lost
 // on the network, and a node killed mid-ladder with a second node taking over.
 #include "support/postgres_proxy.hpp"

@@ -1,4 +1,4 @@
-// docs/guarantees.md#one-bad-endpoint, "one bad endpoint harms nobody else", through the
+// docs/guarantees.md#one-bad-endpoint, through the
 // real binary: webhooks that answer slowly or never, beside a healthy channel, with real
 // HTTP sinks.
 #include "support/http_sink.hpp"

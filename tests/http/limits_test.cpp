@@ -1,4 +1,4 @@
-// docs/guarantees.md#bounded-input, bounded input, through the running binary: the 512
+// docs/guarantees.md#bounded-input, through the running binary: the 512
 // KiB limit holds for Content-Length, chunked and compressed bodies and for form-encoded
 // ones; keys are checked before bodies are read; slow clients lose their connection
 // instead of holding a thread; a saturated node says 503 with Retry-After.

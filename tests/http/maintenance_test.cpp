@@ -1,5 +1,5 @@
 // Maintenance windows and change events through the running binary
-// (docs/guarantees.md#maintenance-windows).
+// (docs/guarantees.md#maintenance-windows, docs/guarantees.md#change-events).
 #include "protocol/time.hpp"
 #include "support/json.hpp"
 #include "support/served_belay.hpp"

@@ -1,6 +1,6 @@
-// docs/guarantees.md#rate-limits and 13 through the running binary: rate limits answer
-// 429 with Retry-After and write nothing; shadow never hides a live page; no key is at
-// rest in clear; long lists come a page at a time.
+// docs/guarantees.md#rate-limits and #hostile-conditions through the running binary: rate
+// limits answer 429 with Retry-After and write nothing; shadow never hides a live page;
+// no key is at rest in clear; long lists come a page at a time.
 #include "support/served_belay.hpp"
 
 #include <catch2/catch.hpp>

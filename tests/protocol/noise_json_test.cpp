@@ -1,4 +1,4 @@
-// The wire formats of docs/guarantees.md#maintenance-windows's noise control: maintenance
+// The wire formats of noise control (docs/guarantees.md#noise-control): maintenance
 // window requests, PagerDuty change events, and what the incident object says about both.
 #include "parsed_helpers.hpp"
 #include "protocol/change_event.hpp"

@@ -487,7 +487,7 @@ TEST_CASE("users and schedules belong to their org") {
 
 namespace {
 
-// The design example with docs/guarantees.md#heartbeats's heartbeat in it.
+// The design example with the heartbeat of docs/operations.md#heartbeat-example in it.
 std::string with_heartbeat(const std::string& fields = "") {
   return example_with(
       "/orgs/0/heartbeats",

@@ -79,7 +79,7 @@ belay_process belay_process::serve(const std::string& database_url,
       "debug"};
   args.insert(args.end(), extra.begin(), extra.end());
   // The tests' sinks listen on loopback, which outbound targets may not be otherwise
-  // (docs/guarantees.md#nothing-waits-for-ever); a flag in `extra` wins over the
+  // (docs/guarantees.md#outbound-targets); a flag in `extra` wins over the
   // environment.
   belay_process p{args, {{"BELAY_ALLOWED_TARGET_NETWORKS", "127.0.0.0/8,::1"}}};
   if (!p.wait_ready())

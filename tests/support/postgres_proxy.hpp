@@ -1,6 +1,6 @@
 // A fault_proxy between belay and the test cluster (the one scripts/test started), and a
 // test database's connection string through it: what the fault-injection tests of
-// docs/guarantees.md#nothing-waits-for-ever put between a node and PostgreSQL.
+// docs/guarantees.md#hostile-conditions put between a node and PostgreSQL.
 #pragma once
 
 #include "support/fault_proxy.hpp"

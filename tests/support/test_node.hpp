@@ -17,7 +17,7 @@
 namespace belay::test {
 
 // 127.0.0.0/8 and ::1: what the tests' sinks listen on, allowed as outbound targets
-// (docs/guarantees.md#nothing-waits-for-ever) by the fixtures that send to them.
+// (docs/guarantees.md#outbound-targets) by the fixtures that send to them.
 std::vector<protocol::cidr> loopback_networks();
 
 class test_node : public simulated_system {
