@@ -47,12 +47,11 @@ size_t held(self_ptr self) {
   return st.queue.size() + st.checking + st.sending + st.bundles.size() + st.bundling;
 }
 
-// Pages the senders can take now: each of `concurrency` senders takes two (one on the
-// wire, one next), but an idle sender is always given a page before a busy one is.
+// Idle senders not reserved for a bundle being checked.
 size_t free_senders(self_ptr self) {
   auto& st = self->state;
-  auto room = st.opts.concurrency * pages_per_sender;
-  return st.sending >= room ? 0 : room - st.sending;
+  auto busy = st.sending + st.bundle_checks;
+  return busy >= st.opts.concurrency ? 0 : st.opts.concurrency - busy;
 }
 
 // Something left: claim again if a claim was wanted and there is room for what it takes.
@@ -143,8 +142,8 @@ struct sender_state {
 };
 
 // `index` only names the worker; it also keeps CAF 0.17 off its argument-less spawn
-// path, which trips UBSan. A page it gets to after `start_by` waited behind a slow send
-// for longer than its check holds: it goes back unsent, to be checked again first.
+// path, which trips UBSan. A page it gets to after `start_by` goes back unsent, to be
+// checked again first; the channel gives pages to idle senders only, with no such bound.
 sender_actor::behavior_type sender(sender_actor::stateful_pointer<sender_state> self,
                                    size_t /*index*/) {
   return {
@@ -157,15 +156,13 @@ sender_actor::behavior_type sender(sender_actor::stateful_pointer<sender_state> 
   };
 }
 
-// The sender with the fewest pages, or a new one while every sender has a page and
-// there may be more of them (the caller checked free_senders()).
+// An idle sender, or a new one (the caller checked free_senders(), so one of them is).
 sender_slot& take_sender(self_ptr self) {
   auto& st = self->state;
-  auto least = std::min_element(st.senders.begin(), st.senders.end(),
-                                [](auto& a, auto& b) { return a.pages < b.pages; });
-  if (least != st.senders.end() &&
-      (least->pages == 0 || st.senders.size() >= st.opts.concurrency))
-    return *least;
+  auto idle = std::find_if(st.senders.begin(), st.senders.end(),
+                           [](auto& s) { return s.pages == 0; });
+  if (idle != st.senders.end())
+    return *idle;
   auto index = st.senders.size();
   auto actor = st.opts.detached ? self->system().spawn<caf::detached>(sender, index)
                                 : self->system().spawn(sender, index);
@@ -203,16 +200,16 @@ void start_send(self_ptr self, queued_delivery q) {
   ++slot.pages;
   ++st.sending;
   auto sender = slot.actor;
-  auto start_by = (q.checked_at + st.opts.recheck_after).time_since_epoch();
   // No timer of CAF's: the transport itself gives up after the channel's timeout
   // (libcurl's CURLOPT_TIMEOUT_MS), see deps::request_timeout.
-  self->request(sender, caf::infinite, atom::send_v, st.config, std::move(p), start_by)
+  self->request(sender, caf::infinite, atom::send_v, st.config, std::move(p),
+                caf::timespan::max())
       .then(
           [self, q, sender](std::optional<transport::send_result>& res) {
             auto& st = self->state;
             returned(self, sender, false);
-            if (!res) { // not sent: it waited too long behind another page
-              st.queue.push_front(q);
+            if (!res) { // not sent: checked again first
+              st.queue.push_front({q.claimed, 0});
             } else {
               if (res->ambiguous) {
                 ++st.ambiguous;
@@ -308,9 +305,8 @@ void send_bundle(self_ptr self, storage::claimed_bundle b) {
   ++slot.pages;
   ++st.sending;
   auto sender = slot.actor;
-  // Checked just now: no deadline of its own to start by.
-  auto start_by = caf::timespan::max();
-  self->request(sender, caf::infinite, atom::send_v, st.config, std::move(p), start_by)
+  self->request(sender, caf::infinite, atom::send_v, st.config, std::move(p),
+                caf::timespan::max())
       .then(
           [self, b, sender](std::optional<transport::send_result>& res) {
             returned(self, sender, false);
@@ -330,10 +326,12 @@ void send_bundle(self_ptr self, storage::claimed_bundle b) {
 
 // Right before a bundle goes (G4 per member): members whose incident was settled leave
 // it, carried incidents no longer open are dropped, and a bundle left without a member
-// is not sent at all.
+// is not sent at all. A sender stays reserved for it meanwhile, so that it is sent in
+// the round its check answered, by an idle sender.
 void start_bundle(self_ptr self, storage::claimed_bundle b) {
   auto& st = self->state;
   ++st.bundling;
+  ++st.bundle_checks;
   storage::bundle_recheck req{b, st.d.node_id, now(self),
                               now(self) +
                                   static_cast<micros>(st.opts.claim_lease_seconds * 1e6)};
@@ -342,6 +340,7 @@ void start_bundle(self_ptr self, storage::claimed_bundle b) {
       .then(
           [self, b](storage::checked_bundle& checked) mutable {
             auto& st = self->state;
+            --st.bundle_checks;
             std::set<int64_t> live(checked.live_members.begin(),
                                    checked.live_members.end());
             std::set<int64_t> open(checked.open_carried.begin(),
@@ -370,6 +369,7 @@ void start_bundle(self_ptr self, storage::claimed_bundle b) {
           [self, b](caf::error& err) {
             auto& st = self->state;
             --st.bundling;
+            --st.bundle_checks;
             spdlog::error("channel {}: cannot check bundle {}: {}", st.config.name, b.id,
                           to_string(err));
             st.bundles.push_front(b);
@@ -401,8 +401,7 @@ void recheck(self_ptr self, std::vector<storage::claimed_delivery> rows) {
             std::map<int64_t, bool> live;
             for (auto& r : results)
               live[r.delivery_id] = r.live;
-            // The live ones go back to the front, in their order, checked as of now.
-            auto at = self->clock().now();
+            // The live ones go back to the front, in their order, checked this round.
             for (auto row = rows.rbegin(); row != rows.rend(); ++row) {
               auto it = live.find(row->delivery.id);
               if (it == live.end() || !it->second)
@@ -414,7 +413,7 @@ void recheck(self_ptr self, std::vector<storage::claimed_delivery> rows) {
                 count(self, "cancelled");
                 continue;
               }
-              st.queue.push_front({std::move(*row), at});
+              st.queue.push_front({std::move(*row), st.round});
             }
             dispatch(self);
           },
@@ -425,22 +424,22 @@ void recheck(self_ptr self, std::vector<storage::claimed_delivery> rows) {
                           rows.size(), to_string(err));
             // Back in front of the queue, checked again once storage answers.
             for (auto it = rows.rbegin(); it != rows.rend(); ++it)
-              st.queue.push_front({std::move(*it), {}});
+              st.queue.push_front({std::move(*it), 0});
             self->delayed_send(self, st.d.db_retry, atom::retry_tick_v);
           });
 }
 
-// Starts what the free senders can take, in claim order. Rows that waited too long
-// for a sender are checked again first: all the waiting ones together (up to a claim's
-// worth), not one per free sender. One statement per send cost more than the send
+// Starts what the free senders can take, in claim order. A row goes out without another
+// check only in the round its claim or re-check answered: one that waited for a sender
+// at all might have been acknowledged meanwhile, and is checked again first (G4). The
+// check is as late as it can be, the send's start only the hand-over to an idle sender
+// after it. The waiting rows are checked together (up to a claim's worth, one statement
+// at a time), not one per free sender: one statement per send cost more than the send
 // (measured: a loaded node fell from ~1,800 to ~200 deliveries/s, every delivery
-// re-checked alone), and checked together they go out before they are stale again.
+// re-checked alone).
 void dispatch(self_ptr self) {
   auto& st = self->state;
-  auto at = self->clock().now();
-  auto stale = [&](const queued_delivery& q) {
-    return at - q.checked_at > st.opts.recheck_after;
-  };
+  auto stale = [&](const queued_delivery& q) { return q.checked != st.round; };
   auto room = free_senders(self);
   while (room > 0 && !st.bundles.empty()) {
     start_bundle(self, std::move(st.bundles.front()));
@@ -452,7 +451,7 @@ void dispatch(self_ptr self) {
     st.queue.pop_front();
     --room;
   }
-  if (room > 0 && !st.queue.empty()) {
+  if (room > 0 && !st.queue.empty() && st.checking == 0) {
     std::vector<storage::claimed_delivery> waited;
     while (!st.queue.empty() && stale(st.queue.front()) &&
            waited.size() < static_cast<size_t>(st.opts.claim_batch)) {
@@ -461,6 +460,7 @@ void dispatch(self_ptr self) {
     }
     recheck(self, std::move(waited));
   }
+  ++st.round; // what is still queued has waited: checked again before it is sent
   claim_if_wanted(self);
 }
 
@@ -470,14 +470,13 @@ void take_claimed(self_ptr self, std::vector<storage::claimed_delivery>& claimed
   auto& st = self->state;
   st.claiming = false;
   st.claim_lost = false;
-  auto at = self->clock().now();
   size_t cancelled = 0;
   for (auto& cd : claimed) {
     if (cd.delivery.status == "CANCELLED")
       ++cancelled; // left pending by a settled incident: never sent
     else {
       st.holding.insert(cd.delivery.id);
-      st.queue.push_back({std::move(cd), at});
+      st.queue.push_back({std::move(cd), st.round});
     }
   }
   if (cancelled > 0) {

@@ -7,7 +7,7 @@
 // has its own senders, at most `concurrency` of them, so a hung endpoint occupies only
 // its own channel's. It claims no more than it can start before the claim lease ends,
 // even if every send takes its full timeout, and a row that waited since its claim is
-// checked against its incident again (and its lease renewed) right before it is sent.
+// checked against its incident again (and its lease renewed) right before it is sent (G4).
 #pragma once
 
 #include "actors/deps.hpp"
@@ -33,26 +33,24 @@ struct delivery_options {
   // was never named whole: 5 texts in 5 minutes, the largest naming 4,016 (scripts/bench
   // storm-person); a bundle of 10,000 is one statement of a few hundred milliseconds.
   int max_bundle_members = 20000;
-  // A row claimed (or re-checked) longer ago than this is checked again before its send;
-  // one sent at once was checked by its claim.
-  caf::timespan recheck_after = std::chrono::milliseconds{250};
 };
 
-// A claimed delivery waiting for a sender.
+// A claimed delivery waiting for a sender. `checked` is the dispatch round (see
+// channel_state::round) of the claim or re-check that last found its incident open.
 struct queued_delivery {
   storage::claimed_delivery claimed;
-  caf::actor_clock::time_point checked_at; // claimed, or last re-checked
+  uint64_t checked = 0; // 0: never, check it first
 };
 
-// A sender and the pages given to it and not answered yet: one on the wire, and at most
-// one more waiting in its mailbox, so a sender never idles while its answer travels to
-// the channel and the next page back (the delivery drain with 8 senders, medians of 8
-// runs: 2,148 -> 2,355 deliveries/s).
+// A sender and the page given to it and not answered yet. A page goes only to an idle
+// sender: one queued in a busy sender's mailbox would wait behind another send,
+// unchecked, for up to that send's timeout (G4). Two pages a sender (one on the wire, the
+// next in its mailbox) drained faster, 2,148 -> 2,355 deliveries/s with 8 senders, but
+// its second page could be sent up to 250 ms after an acknowledge committed.
 struct sender_slot {
   sender_actor actor;
   size_t pages = 0;
 };
-constexpr size_t pages_per_sender = 2;
 
 // An attempt whose outcome could not be recorded yet (storage was down): recorded again
 // until its claim would lapse, rather than sent a second time once it has.
@@ -70,12 +68,16 @@ struct channel_state {
   deps d;
   std::vector<sender_slot> senders; // spawned and not given up on
   std::deque<queued_delivery> queue;
-  size_t checking = 0; // being re-checked: their senders are reserved
+  size_t checking = 0; // being re-checked
   size_t sending = 0;  // with a sender (on the wire or next in its mailbox)
   size_t settling = 0; // their outcome being recorded
   // Bundles claimed and waiting for a sender; those being checked, sent or recorded.
   std::deque<storage::claimed_bundle> bundles;
   size_t bundling = 0;
+  size_t bundle_checks = 0; // bundles being checked: each has a sender reserved
+  // Advances after every dispatch: a row is sent without another check only in the
+  // round whose claim or re-check passed it, i.e. with no wait between check and send.
+  uint64_t round = 1;
   // When the throttle's timer wakes the channel next (a contact's throttle opens).
   std::optional<micros> wake_at;
   bool claiming = false;
