@@ -33,6 +33,9 @@ const std::map<std::string, std::pair<std::string, std::string>> known = {
     {name::lost_commits_total,
      {"counter",
       "Trigger writes whose connection was lost, by what reading back found."}},
+    {name::storage_refused_total,
+     {"counter", "Storage operations refused at once because their worker's queue was "
+                 "full (a database too slow or out of reach)."}},
     {name::orphans_adopted_total,
      {"counter", "Overdue incidents the orphan sweep found without a live actor and "
                  "adopted."}},

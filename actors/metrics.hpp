@@ -31,6 +31,7 @@ inline constexpr const char* ingest_latency_seconds = "belay_ingest_latency_seco
 inline constexpr const char* step_lateness_seconds = "belay_step_lateness_seconds";
 inline constexpr const char* delivery_latency_seconds = "belay_delivery_latency_seconds";
 inline constexpr const char* lost_commits_total = "belay_lost_commits_total";
+inline constexpr const char* storage_refused_total = "belay_storage_refused_total";
 inline constexpr const char* orphans_adopted_total = "belay_orphans_adopted_total";
 inline constexpr const char* inspector_snapshots_total =
     "belay_inspector_snapshots_total";

@@ -218,6 +218,8 @@ constexpr int orphans_per_sweep = 200;
 constexpr micros retention_interval = 60'000'000;
 constexpr int retention_batch = 500;
 
+void sweep_page(self_ptr self, storage::orphan_sweep req, uint64_t adopted);
+
 // The orphan sweep (docs/guarantees.md#every-accepted-event-pages): non-resolved
 // incidents with an overdue step and no live holder get one here. A lost reply (a trigger
 // write nobody could read back, a takeover whose answer never came) or a node gone
@@ -225,36 +227,64 @@ constexpr int retention_batch = 500;
 // some of them. A step is overdue once due for a whole sweep period: a live actor fires
 // it long before.
 void sweep(self_ptr self) {
-  if (self->state.stopping) // storage is stopping too: nothing new starts
+  auto& st = self->state;
+  if (st.stopping) // storage is stopping too: nothing new starts
     return;
-  auto& d = *self->state.d;
-  auto period = seconds(d.orphan_sweep_seconds);
+  auto& d = *st.d;
   auto at = now(self);
   storage::orphan_sweep req{owner(self), at,
                             at - static_cast<micros>(d.orphan_sweep_seconds * 1e6),
                             orphans_per_sweep};
+  for (auto id : st.lagging)
+    if (st.by_id.count(id))
+      req.held.push_back(id);
   // Retention rides on the sweep, one batch a minute: a backlog (the first start with
   // retention) goes over many minutes instead of one long statement.
-  if (d.retention_days > 0 && at - self->state.retained_at >= retention_interval) {
-    self->state.retained_at = at;
+  if (d.retention_days > 0 && at - st.retained_at >= retention_interval) {
+    st.retained_at = at;
     req.resolved_before = at - static_cast<micros>(d.retention_days * 86'400e6);
     req.retention_batch = retention_batch;
   }
-  self->request(d.storage, std::max<caf::timespan>(period, std::chrono::seconds{30}),
-                atom::sweep_orphans_v, std::move(req))
+  sweep_page(self, std::move(req), 0);
+}
+
+// One pass of a sweep. Its own incidents that live actors hold come back too (the
+// database cannot tell them from those whose actor was never told): a full pass with
+// such laggards in it (a storm) may hide real orphans behind them, so the sweep passes
+// them over and looks again at once, until a pass is not full or adopted its share.
+void sweep_page(self_ptr self, storage::orphan_sweep req, uint64_t adopted) {
+  auto period = seconds(self->state.d->orphan_sweep_seconds);
+  self->request(self->state.d->storage,
+                std::max<caf::timespan>(period, std::chrono::seconds{30}),
+                atom::sweep_orphans_v, req)
       .then(
-          [self, period](std::vector<storage::held_incident>& found) {
-            uint64_t adopted = 0;
-            for (auto& h : found)
-              adopted += hold(self, std::move(h)) ? 1 : 0;
-            if (adopted > 0) {
-              self->state.stats.adopted += adopted;
+          [self, period, req,
+           adopted](std::vector<storage::held_incident>& found) mutable {
+            auto& st = self->state;
+            auto passed = req.held.size();
+            uint64_t now_adopted = 0;
+            for (auto& h : found) {
+              if (st.by_id.count(h.incident.id))
+                req.held.push_back(h.incident.id);
+              else if (hold(self, std::move(h)))
+                ++now_adopted;
+            }
+            if (now_adopted > 0) {
+              st.stats.adopted += now_adopted;
               metrics::count(metrics::name::orphans_adopted_total, {},
-                             static_cast<double>(adopted));
+                             static_cast<double>(now_adopted));
               spdlog::warn("registry: adopted {} overdue incidents that no live actor "
                            "held",
-                           adopted);
+                           now_adopted);
             }
+            adopted += now_adopted;
+            bool hidden = found.size() >= static_cast<size_t>(req.limit) &&
+                          req.held.size() > passed && adopted < orphans_per_sweep;
+            if (hidden && !st.stopping) {
+              req.resolved_before = 0; // retention ran with the first pass
+              return sweep_page(self, std::move(req), adopted);
+            }
+            st.lagging = std::move(req.held);
             self->delayed_send(self, period, atom::sweep_tick_v);
           },
           [self, period](caf::error& err) {

@@ -22,6 +22,11 @@
 
 namespace belay {
 
+// The most operations a worker queues: 16 full batches, written in well under a second
+// by a healthy database; with one too slow or out of reach, more are refused at once
+// (belay_storage_refused_total) rather than waiting without bound.
+inline constexpr size_t storage_queue_limit = 16 * max_batch;
+
 struct storage_worker_state {
   static inline const char* name = "storage";
   std::string url;
@@ -29,6 +34,9 @@ struct storage_worker_state {
   batch queued;
   batch running; // the batch being written now (failed whole if the worker dies)
   bool commit_pending = false;
+  // Why the last attempt to connect failed, within the batches being written now: they
+  // fail at once rather than each waiting for its own connect timeout.
+  std::optional<std::string> unreachable;
   std::optional<trigger_owner> owner; // workers of the incident lane only
   std::mt19937_64 mark_ids{std::random_device{}()};
   int64_t last_mark = 0;        // the mark of the last trigger write that committed

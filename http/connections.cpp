@@ -7,7 +7,6 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdlib>
-#include <deque>
 #include <dirent.h>
 #include <map>
 #include <mutex>
@@ -219,75 +218,6 @@ void connection_guard::streaming() {
 
 size_t connection_guard::closed() const {
   return impl_->closed;
-}
-
-namespace {
-
-thread_local bool on_shedding_thread = false;
-
-class bounded_pool : public httplib::TaskQueue {
-public:
-  bounded_pool(size_t threads, size_t queued) : queued_(std::max<size_t>(queued, 1)) {
-    for (size_t i = 0; i < threads; ++i)
-      threads_.emplace_back([this] { work(jobs_, ready_, false); });
-    threads_.emplace_back([this] { work(shed_, shed_ready_, true); });
-  }
-
-  void enqueue(std::function<void()> fn) override {
-    bool shed = false;
-    {
-      std::lock_guard lock{mutex_};
-      shed = jobs_.size() >= queued_;
-      (shed ? shed_ : jobs_).push_back(std::move(fn));
-    }
-    (shed ? shed_ready_ : ready_).notify_one();
-  }
-
-  void shutdown() override {
-    {
-      std::lock_guard lock{mutex_};
-      stopping_ = true;
-    }
-    ready_.notify_all();
-    shed_ready_.notify_all();
-    for (auto& t : threads_)
-      t.join();
-  }
-
-private:
-  void work(std::deque<std::function<void()>>& queue, std::condition_variable& ready,
-            bool shedding) {
-    on_shedding_thread = shedding;
-    for (;;) {
-      std::function<void()> fn;
-      {
-        std::unique_lock lock{mutex_};
-        ready.wait(lock, [&] { return stopping_ || !queue.empty(); });
-        if (queue.empty())
-          return;
-        fn = std::move(queue.front());
-        queue.pop_front();
-      }
-      fn();
-    }
-  }
-
-  size_t queued_;
-  std::mutex mutex_;
-  std::condition_variable ready_, shed_ready_;
-  std::deque<std::function<void()>> jobs_, shed_;
-  bool stopping_ = false;
-  std::vector<std::thread> threads_;
-};
-
-} // namespace
-
-httplib::TaskQueue* make_bounded_pool(size_t threads, size_t queued) {
-  return new bounded_pool(threads, queued);
-}
-
-bool shedding() {
-  return on_shedding_thread;
 }
 
 } // namespace belay

@@ -9,9 +9,7 @@
 //   SSE) is exempt once its handler runs. cpp-httplib never tells which socket a
 //   thread serves, so the watchdog reads the process's sockets from /proc/self/fd and
 //   knows each request by its peer's address and port.
-// - Saturation. The pool runs `threads` connections at once and queues at most
-//   `queued` more; beyond that a connection goes to one shedding thread that answers
-//   every request on it 503 with Retry-After and closes it.
+// - Saturation: http/bounded_pool.hpp.
 #pragma once
 
 #include <chrono>
@@ -42,10 +40,5 @@ private:
   struct impl;
   std::unique_ptr<impl> impl_;
 };
-
-// The HTTP thread pool with a bounded queue (see above). On a shedding thread,
-// shedding() is true.
-httplib::TaskQueue* make_bounded_pool(size_t threads, size_t queued);
-bool shedding();
 
 } // namespace belay

@@ -1,6 +1,7 @@
 #include "http/server.hpp"
 
 #include "actors/metrics.hpp"
+#include "http/bounded_pool.hpp"
 #include "http/connections.hpp"
 #include "http/respond.hpp"
 #include "http/routes.hpp"
@@ -141,8 +142,10 @@ server::server(api& a, server_options options) : impl_(new impl{a, options, {}})
   // Without TCP_NODELAY every response waits for the client's delayed ACK (STACK.md).
   http.set_tcp_nodelay(true);
   // As many connections may wait as are served; past that the node is saturated and
-  // says so (503) rather than queueing without bound.
-  http.new_task_queue = [threads] { return make_bounded_pool(threads, threads); };
+  // says so (503) rather than queueing without bound, save to its probes.
+  http.new_task_queue = [threads] {
+    return make_bounded_pool(threads, threads, 2 * threads);
+  };
   // cpp-httplib reads a declared length up to this; the limit itself is dispatch()'s.
   http.set_payload_max_length(max_drained_bytes);
   http.set_keep_alive_max_count(keep_alive_requests);
@@ -205,7 +208,7 @@ server::server(api& a, server_options options) : impl_(new impl{a, options, {}})
     started = std::chrono::steady_clock::now();
     impl_->guard.request_started(req);
     begin_request(req);
-    if (shedding()) {
+    if (shedding() && !served_when_saturated(req.path)) {
       metrics::count(metrics::name::http_shed_total);
       res.set_header("Retry-After", "1");
       reply_error(res, 503, "overloaded",

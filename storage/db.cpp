@@ -96,6 +96,21 @@ std::string options_of(const std::string& url) {
   return out;
 }
 
+// Adds `-c name=value` to a connection's options unless they set `name` already (the
+// connection string wins). Durations are in seconds, sent in milliseconds; counts as
+// they are; 0 leaves the server's setting.
+void add_server_setting(std::string& options, const std::string& name, double seconds) {
+  if (seconds <= 0 || options.find(name) != std::string::npos)
+    return;
+  options += " -c " + name + "=" + std::to_string(std::llround(seconds * 1000)) + "ms";
+}
+
+void add_server_setting(std::string& options, const std::string& name, int count) {
+  if (count <= 0 || options.find(name) != std::string::npos)
+    return;
+  options += " -c " + name + "=" + std::to_string(count);
+}
+
 } // namespace
 
 bool ends_session(const std::string& sqlstate) {
@@ -118,10 +133,16 @@ pg_conn* open_connection(const std::string& url, const std::string& application_
   // string's own timeouts and keepalives win; its options are kept, and gain a
   // statement timeout unless they set one.
   auto options = options_of(url);
-  if (limits.statement_timeout_seconds > 0 &&
-      options.find("statement_timeout") == std::string::npos)
-    options += " -c statement_timeout=" +
-               std::to_string(std::llround(limits.statement_timeout_seconds * 1000));
+  add_server_setting(options, "statement_timeout", limits.statement_timeout_seconds);
+  add_server_setting(options, "idle_in_transaction_session_timeout",
+                     limits.idle_in_transaction_seconds);
+  // The server's side of a dead network path: without these its keepalives follow the
+  // operating system's defaults (~2 h), whatever belay's own side does. Ignored on a
+  // unix socket.
+  add_server_setting(options, "tcp_keepalives_idle", limits.keepalive_idle_seconds);
+  add_server_setting(options, "tcp_keepalives_interval",
+                     limits.keepalive_interval_seconds);
+  add_server_setting(options, "tcp_keepalives_count", limits.keepalive_count);
   auto connect = seconds_text(limits.connect_timeout_seconds);
   auto idle = std::to_string(limits.keepalive_idle_seconds);
   auto interval = std::to_string(limits.keepalive_interval_seconds);

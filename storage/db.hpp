@@ -106,6 +106,14 @@ struct connection_limits {
   int keepalive_idle_seconds = 10;
   int keepalive_interval_seconds = 5;
   int keepalive_count = 3;
+  // Server side: a transaction left idle this long is ended, and its row locks go with
+  // it (0: the server's setting). belay sends a transaction's statements back to back
+  // and waits on nothing else inside one, so an idle transaction has lost its client: a
+  // dead network path the server would otherwise notice only when its own keepalive
+  // gives up (~2 h by default), holding the locks of incidents and deliveries until
+  // then. As long as the statement timeout: a stranded transaction holds its locks no
+  // longer than a stuck statement may.
+  double idle_in_transaction_seconds = 30;
   // Client side: no reply within this long (a stalled network or server) closes the
   // connection, and whatever it was sending may or may not have committed.
   double reply_timeout_seconds() const { return statement_timeout_seconds + 5; }

@@ -201,6 +201,9 @@ struct orphan_sweep {
   micros now = 0;
   micros overdue_before = 0;
   int limit = 100; // incidents per pass, the most overdue first
+  // Incidents of sweep.owner that live actors hold, passed over: a step lagging in a
+  // storm is theirs to fire, and must not fill the pass and hide the real orphans.
+  std::vector<int64_t> held{};
   // Retention (docs/guarantees.md#retention): when not 0, this pass also deletes up to
   // retention_batch incidents resolved before it (delete_resolved_before).
   micros resolved_before = 0;

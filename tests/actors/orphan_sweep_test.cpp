@@ -89,3 +89,29 @@ TEST_CASE_METHOD(sweep_fixture,
   CHECK(db.sql().exec("SELECT string_agg(id::text, ',') FROM trigger_mark").str(0, 0) ==
         "2");
 }
+
+TEST_CASE_METHOD(sweep_fixture,
+                 "the orphan sweep finds an orphan behind more lagging held incidents "
+                 "than one pass reads") {
+  // A storm: more incidents than one pass takes (200), held by live actors here, their
+  // rows an hour overdue (their actors wait on a busy database).
+  constexpr int lagging = 201;
+  std::vector<int64_t> held;
+  for (int i = 0; i < lagging; ++i)
+    held.push_back(
+        orphan("lagging-" + std::to_string(i), "node-a", t0 + 30 * one_second));
+  REQUIRE(node.adopt() == static_cast<size_t>(lagging));
+  node.run();
+  db.sql().query("UPDATE incident SET next_fire_at = belay_ts($1) WHERE id = ANY($2)",
+                 t0 - 3600 * one_second, storage::bigint_array(held));
+  // Its own, due now, and no actor: the reply that would have told the registry was
+  // lost.
+  auto lost = orphan("lost-reply", "node-a", t0 + 30 * one_second);
+  node.run();
+
+  node.advance(5s); // due, not yet a period overdue
+  CHECK(deliveries(lost, t0).empty());
+  node.advance(5s); // overdue now: this sweep adopts it, whatever lags before it
+  CHECK(node.stats().held == static_cast<size_t>(lagging) + 1);
+  CHECK(deliveries(lost, t0) == fired{{0, 0, 10}});
+}
