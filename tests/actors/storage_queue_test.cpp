@@ -1,4 +1,4 @@
-// DESIGN.md section 13, "nothing waits for ever": a storage worker's queue has a bound.
+// docs/guarantees.md#nothing-waits-for-ever: a storage worker's queue has a bound.
 // Past it an operation is refused at once, and counted, instead of queueing behind a
 // database that is too slow or out of reach.
 #include "actors/metrics.hpp"

@@ -1,6 +1,6 @@
-// DESIGN.md section 13, "slow clients cannot hold threads", and /readyz telling whether
-// the node is up: a node whose every HTTP thread and queue place is taken by slow
-// clients still answers its probes at once.
+// docs/guarantees.md#nothing-waits-for-ever (slow clients cannot hold threads), and
+// /readyz telling whether the node is up: a node whose every HTTP thread and queue place
+// is taken by slow clients still answers its probes at once.
 #include "support/raw_connection.hpp"
 #include "support/served_belay.hpp"
 

@@ -1,4 +1,4 @@
-// DESIGN.md section 13, "nothing waits for ever", through the real binary: with the
+// docs/guarantees.md#nothing-waits-for-ever, through the real binary: with the
 // database blackholed (connections accepted, nothing answered), a wave of triggers is
 // answered 503 within about one connect timeout, not one connect timeout per trigger.
 #include "support/bodies.hpp"

@@ -1,4 +1,4 @@
-// DESIGN.md section 13, "nothing waits for ever": a transaction whose network path died
+// docs/guarantees.md#nothing-waits-for-ever: a transaction whose network path died
 // silently (its client gone, the server none the wiser) gives up its row locks within
 // the idle-in-transaction bound, not when the server's keepalive gives up hours later.
 #include "storage/db.hpp"
