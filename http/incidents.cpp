@@ -7,6 +7,7 @@
 #include "protocol/incident_request.hpp"
 #include "storage/alerts.hpp"
 #include "storage/changes.hpp"
+#include "storage/contacts.hpp"
 #include "storage/db.hpp"
 #include "storage/deliveries.hpp"
 
@@ -179,6 +180,25 @@ std::string alert_page(storage::connection& c, const incident_record& incident,
   return protocol::render_alert_page(page.alerts, cursor(page.next_after));
 }
 
+// GET /api/v1/bundles/{id}: the incidents one message carried, for the console's link
+// from a bundled delivery to its fellow members (docs/http.md#bundles).
+void show_bundle(api& a, const httplib::Request& req, httplib::Response& res) {
+  auto org = authenticate(a, req, res);
+  if (!org)
+    return;
+  auto id = parse_id(req.matches[1]);
+  std::optional<storage::answered_bundle> b;
+  if (id) {
+    auto conn = a.db.acquire();
+    b = storage::load_bundle(*conn, *id);
+  }
+  if (!b || b->org_id != *org)
+    return reply_error(res, 404, "not_found", "no such bundle");
+  reply_json(res, 200,
+             protocol::render_bundle({b->id, b->channel, b->target,
+                                      std::move(b->incidents), std::move(b->members)}));
+}
+
 } // namespace
 
 void add_incident_routes(routes& http, api& a) {
@@ -202,6 +222,10 @@ void add_incident_routes(routes& http, api& a) {
   http.Get(R"(/api/v1/incidents/([^/]+)/alerts)",
            [&a](const httplib::Request& req, httplib::Response& res) {
              show_list(a, req, res, alert_page, alerts_shown);
+           });
+  http.Get(R"(/api/v1/bundles/([^/]+))",
+           [&a](const httplib::Request& req, httplib::Response& res) {
+             show_bundle(a, req, res);
            });
   http.Post(R"(/api/v1/incidents/([^/]+)/ack)",
             [&a](const httplib::Request& req, httplib::Response& res) {

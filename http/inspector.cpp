@@ -5,6 +5,7 @@
 #include "http/connections.hpp"
 #include "http/respond.hpp"
 #include "protocol/inspector_json.hpp"
+#include "storage/contacts.hpp"
 #include "storage/db.hpp"
 #include "storage/deliveries.hpp"
 
@@ -27,8 +28,11 @@ micros system_now() {
   return duration_cast<microseconds>(system_clock::now().time_since_epoch()).count();
 }
 
-// Asks the actors (not the database) what they hold; only the dead-letter list is
-// read from storage.
+// The contacts a snapshot names, however many a storm holds (docs/http.md#inspector).
+constexpr int throttled_shown = 200;
+
+// Asks the actors (not the database) what they hold; only the dead-letter list and the
+// throttled contacts (the org's, on every node) are read from storage.
 std::optional<inspector_snapshot> snapshot(api& a, int64_t org, httplib::Response& res) {
   inspector_snapshot s;
   s.node = a.node;
@@ -56,6 +60,7 @@ std::optional<inspector_snapshot> snapshot(api& a, int64_t org, httplib::Respons
   {
     auto conn = a.db.acquire();
     s.dead_letters = storage::list_dead_letters(*conn, org, 100);
+    s.throttled = storage::throttled_contacts(*conn, org, throttled_shown);
   }
   s.storage = {a.storage_workers, a.db.size(), a.db.busy()};
   return s;

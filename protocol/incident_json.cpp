@@ -1,5 +1,7 @@
 #include "protocol/incident_json.hpp"
 
+#include <algorithm>
+
 namespace belay::protocol {
 
 namespace {
@@ -198,6 +200,40 @@ std::string render_incident_list(const std::vector<incident_record>& incidents,
     write_string(w, *next);
   else
     w.Null();
+  w.EndObject();
+  return to_string(out);
+}
+
+std::string render_bundle(const bundle_view& b) {
+  rapidjson::StringBuffer out;
+  json_writer w(out);
+  w.StartObject();
+  w.Key("bundle");
+  w.StartObject();
+  w.Key("id");
+  w.Int64(b.id);
+  w.Key("channel");
+  write_string(w, b.channel);
+  w.Key("target");
+  write_string(w, b.target);
+  w.EndObject();
+  w.Key("incidents");
+  w.StartArray();
+  for (auto& i : b.incidents) {
+    w.StartObject();
+    w.Key("id");
+    w.Int64(i.id);
+    w.Key("title");
+    write_string(w, i.title);
+    w.Key("severity");
+    write_string(w, i.severity);
+    w.Key("status");
+    write_string(w, i.status);
+    w.Key("member");
+    w.Bool(std::find(b.members.begin(), b.members.end(), i.id) != b.members.end());
+    w.EndObject();
+  }
+  w.EndArray();
   w.EndObject();
   return to_string(out);
 }

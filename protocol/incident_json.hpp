@@ -65,6 +65,17 @@ std::string render_timeline_page(const std::vector<timeline_entry>& timeline,
 // {"deliveries":[…],"next":c|null}
 std::string render_delivery_page(const std::vector<delivery_record>& deliveries,
                                  const std::optional<std::string>& next);
+// A bundle seen from the console (docs/http.md#bundles): {"bundle":{"id","channel",
+// "target"},"incidents":[{"id","title","severity","status","member"}]}, `member` false
+// for an incident it spoke of without a page of its own.
+struct bundle_view {
+  int64_t id = 0;
+  std::string channel;
+  std::string target;
+  std::vector<incident_record> incidents;
+  std::vector<int64_t> members;
+};
+std::string render_bundle(const bundle_view& b);
 // {"deadLetters":[…],"next":c|null}
 std::string render_dead_letters(const std::vector<dead_letter_record>& dead_letters,
                                 const std::optional<std::string>& next = {});

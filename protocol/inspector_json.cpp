@@ -58,7 +58,8 @@ void write_incident_view(json_writer& w, const incident_view& v) {
   w.EndObject();
 }
 
-void write_channel_view(json_writer& w, const channel_view& c) {
+void write_channel_view(json_writer& w, const channel_view& c,
+                        const std::vector<throttled_contact>& throttled) {
   w.StartObject();
   w.Key("name");
   write_string(w, c.config.name);
@@ -93,6 +94,21 @@ void write_channel_view(json_writer& w, const channel_view& c) {
     w.EndObject();
   }
   w.EndArray();
+  w.Key("throttled");
+  w.StartArray();
+  for (auto& t : throttled) {
+    if (t.channel != c.config.name)
+      continue;
+    w.StartObject();
+    w.Key("target");
+    write_string(w, t.target);
+    w.Key("waiting");
+    w.Int64(t.waiting);
+    w.Key("opensAt");
+    write_time(w, t.opens_at);
+    w.EndObject();
+  }
+  w.EndArray();
   w.EndObject();
 }
 
@@ -114,7 +130,7 @@ std::string render_inspector(const inspector_snapshot& s) {
   w.Key("channels");
   w.StartArray();
   for (auto& c : s.channels)
-    write_channel_view(w, c);
+    write_channel_view(w, c, s.throttled);
   w.EndArray();
   w.Key("deadLetters");
   w.StartArray();

@@ -46,6 +46,14 @@ struct channel_view {
   std::vector<scheduled_retry> retries;
 };
 
+// A contact whose pages wait for its throttle to open (docs/guarantees.md#storms).
+struct throttled_contact {
+  std::string channel;
+  std::string target;
+  int64_t waiting = 0; // pages (and status updates) held
+  micros opens_at = 0; // when the first of them may go
+};
+
 struct node_info {
   std::string id;
   std::string version;
@@ -66,6 +74,8 @@ struct inspector_snapshot {
   std::vector<channel_view> channels;
   std::vector<dead_letter_record> dead_letters;
   storage_info storage;
+  // Read from storage like the dead letters: throttles are the org's, not the node's.
+  std::vector<throttled_contact> throttled;
 };
 
 } // namespace belay

@@ -72,6 +72,11 @@ const std::string last_bundle_sql = R"sql(
 SELECT last_bundle_id FROM contact
 WHERE org_id = $1 AND channel = $2 AND target = $3 AND last_bundle_id IS NOT NULL)sql";
 
+const std::string throttled_contacts_sql = R"sql(
+SELECT channel, target, count(*), belay_us(min(next_attempt_at)) FROM delivery
+WHERE org_id = $1 AND status = 'PENDING' AND held_by = 'throttle'
+GROUP BY channel, target ORDER BY channel, target LIMIT $2)sql";
+
 std::vector<incident_record> read_incidents(const result& r, int64_t org_id) {
   std::vector<incident_record> out;
   for (int i = 0; i < r.rows(); ++i) {
@@ -198,8 +203,11 @@ std::optional<answered_bundle> load_bundle(connection& c, int64_t bundle_id) {
   out.person = r.str(0, 3);
   std::vector<int64_t> ids;
   auto in = c.query(bundle_incidents_sql, out.org_id, bundle_id);
-  for (int i = 0; i < in.rows(); ++i)
+  for (int i = 0; i < in.rows(); ++i) {
     ids.push_back(in.int64(i, 0));
+    if (in.boolean(i, 1))
+      out.members.push_back(ids.back());
+  }
   out.incidents = load_incidents(c, out.org_id, ids);
   return out;
 }
@@ -211,6 +219,15 @@ std::optional<int64_t> last_bundle_to(connection& c, int64_t org_id,
   if (r.rows() != 1)
     return std::nullopt;
   return r.int64(0, 0);
+}
+
+std::vector<throttled_contact> throttled_contacts(connection& c, int64_t org_id,
+                                                  int limit) {
+  auto r = c.query(throttled_contacts_sql, org_id, limit);
+  std::vector<throttled_contact> out;
+  for (int i = 0; i < r.rows(); ++i)
+    out.push_back({r.str(i, 0), r.str(i, 1), r.int64(i, 2), r.int64(i, 3)});
+  return out;
 }
 
 } // namespace belay::storage

@@ -3,6 +3,7 @@
 // answer to a bundle reads. A contact is an org's channel and a `to`.
 #pragma once
 
+#include "protocol/views.hpp"
 #include "storage/deliveries.hpp"
 
 #include <optional>
@@ -84,6 +85,7 @@ struct answered_bundle {
   std::string target;
   std::string person;                     // the user its pages went to, else the address
   std::vector<incident_record> incidents; // by id
+  std::vector<int64_t> members;           // those it carries a page of; the rest carried
 };
 std::optional<answered_bundle> load_bundle(connection& c, int64_t bundle_id);
 
@@ -91,5 +93,10 @@ std::optional<answered_bundle> load_bundle(connection& c, int64_t bundle_id);
 std::optional<int64_t> last_bundle_to(connection& c, int64_t org_id,
                                       const std::string& channel,
                                       const std::string& target);
+
+// The org's contacts whose pages wait for their throttle, by channel and address (at
+// most `limit`), for the inspector.
+std::vector<throttled_contact> throttled_contacts(connection& c, int64_t org_id,
+                                                  int limit);
 
 } // namespace belay::storage
