@@ -363,6 +363,10 @@
 
   const localTime = (ms) => new Date(ms).toLocaleString();
 
+  // "step 2", "step 1 (repeat 1)": the API counts steps and loops from 0, people (and
+  // every message belay sends, protocol/wording.cpp) count steps from 1.
+  const stepLabel = (step, loop) => `step ${step + 1}${loop > 0 ? ` (repeat ${loop})` : ''}`;
+
   // Brings container's children in line with items, keyed by keyOf. A child is rebuilt
   // only when its item changed, so focus and hover survive unrelated updates.
   const signatures = new WeakMap();
@@ -418,6 +422,8 @@
     reconcile($('channels'), channels, (ch) => ch.name, (ch) => {
       const health = channelHealth(ch);
       const retries = ch.retriesScheduled || [];
+      const throttled = ch.throttled || [];
+      const held = throttled.reduce((n, t) => n + t.waiting, 0);
       const figure = (label, value, hot) =>
         el('div', {}, el('dt', {}, label), el('dd', {className: hot ? 'hot' : ''}, value));
       return el('article', {className: `channel ${health}`, dataset: {channel: ch.name}},
@@ -431,7 +437,13 @@
           figure('retries', retries.length, retries.length > 0),
           figure('sent', ch.sent),
           figure('failed', ch.failed, ch.failed > 0),
-          figure('dead letters', ch.deadLetters, ch.deadLetters > 0)),
+          figure('dead letters', ch.deadLetters, ch.deadLetters > 0),
+          figure('held', held, held > 0)),
+        throttled.length === 0 ? null : el('ul', {className: 'throttled', 'aria-label': 'contacts held by their throttle'},
+          ...throttled.map((t) => el('li', {dataset: {target: t.target}, title: `opens ${localTime(timeOf(t.opensAt))}`},
+            el('span', {className: 'target'}, `→ ${t.target}`),
+            el('span', {className: 'waiting'}, `${t.waiting} waiting`),
+            el('span', {}, 'opens ', el('span', {className: 'due', dataset: {due: t.opensAt}}, ''))))),
         retries.length === 0 ? null : el('ul', {},
           ...retries.map((r) => el('li', {title: `delivery ${r.deliveryId}, due ${localTime(timeOf(r.dueAt))}`},
             el('span', {}, `#${r.incidentId}`),
@@ -472,12 +484,13 @@
                         onclick: () => window.belayConsole.openIncident(id)},
             el('span', {className: 'title'}, inc.title)),
           el('span', {className: `sev sev-${inc.severity}`}, inc.severity),
-          el('span', {className: 'sub'}, `${inc.dedupKey} · ${inc.policy}`)),
+          el('span', {className: 'sub'}, `${inc.dedupKey} · ${inc.policy}`),
+          inc.alertCount > 1 ? el('span', {className: 'sub alerts'}, `${inc.firingCount} of ${inc.alertCount} alerts firing`) : null),
         el('td', {className: 'status'},
           el('span', {className: `badge status-${inc.status}`}, inc.status),
           inc.ackedBy ? el('span', {className: 'sub'}, `by ${inc.ackedBy}${inc.ackedVia ? ' via ' + inc.ackedVia : ''}`) : null,
           r.noOneOnCall.length ? el('span', {className: 'sub nobody'}, `nobody on call: ${r.noOneOnCall.join(', ')}`) : null),
-        el('td', {className: 'nowrap'}, `step ${inc.currentStep} · loop ${inc.loop}`),
+        el('td', {className: 'nowrap step'}, inc.status === 'OPEN' ? stepLabel(inc.currentStep, inc.loop) : '—'),
         el('td', {className: 'timer', dataset: r.due ? {due: r.due} : {}}, r.due ? '' : '—'),
         el('td', {className: 'num'}, inc.version),
         el('td', {className: 'num'}, r.mailbox),
@@ -573,6 +586,7 @@
     const bar = el('div', {className: 'timeline', role: 'img',
       'aria-label': `${s.name}: the next ${TIMELINE_DAYS} days`});
     const total = to - from;
+    const axis = dateAxis(from, to);
     for (const sh of shifts) {
       const left = Math.max(0, (Date.parse(sh.start) - from) / total);
       const right = Math.min(1, (Date.parse(sh.end) - from) / total);
@@ -598,9 +612,27 @@
         : 'Nobody is on call now.'),
       el('p', {className: 'next'}, next ? `Next handoff: ${localTime(Date.parse(next.start))} to ${next.user}` : ''),
       bar,
+      axis,
       el('h4', {}, 'Overrides'),
       overrides.length ? list : el('p', {className: 'empty'}, 'None.'),
       overrideForm(s.name));
+  }
+
+  // Under the bar: a tick at each local midnight, labelled with the day ("Sat 5"); on a
+  // narrow screen every other label is hidden (console.css) so the rest stay legible.
+  function dateAxis(from, to) {
+    const axis = el('div', {className: 'date-axis', 'aria-hidden': 'true'});
+    const day = new Date(from);
+    day.setHours(24, 0, 0, 0);
+    for (let i = 0; day < to; i++, day.setDate(day.getDate() + 1)) {
+      const at = (day - from) / (to - from);
+      axis.append(el('span', {
+        className: 'tick' + (i % 2 ? ' odd' : ''),
+        style: `left:${(at * 100).toFixed(3)}%`,
+        dataset: {date: day.toISOString()},
+      }, day.toLocaleDateString(undefined, {weekday: 'short', day: 'numeric'})));
+    }
+    return axis;
   }
 
   function overrideForm(schedule) {
@@ -720,7 +752,7 @@
   });
 
   // For incident.js (loaded after this file), which adds openIncident and closeIncident.
-  window.belayConsole = {el, api, problem, localTime, duration, Unauthorized};
+  window.belayConsole = {el, api, problem, localTime, duration, stepLabel, Unauthorized};
 
   setInterval(tick, 1000);
   setInterval(loadMaintenance, MAINTENANCE_REFRESH_MS);

@@ -1,21 +1,29 @@
-// The incident view (docs/http.md#inspector): one incident's facts, its timeline and its
-// deliveries — who was paged, by which contact, with what outcome — opened from the
-// incidents table or by id (resolved incidents have no actor, so no row), and kept fresh
-// while it is open. Built on console.js's helpers; data reaches the page as text only.
+// The incident view (docs/http.md#inspector): one incident's facts, its alerts, its
+// timeline and its deliveries — who was paged, by which contact, with what outcome, held by
+// a throttle or sent in a bundle — opened from the incidents table or by id (resolved
+// incidents have no actor, so no row), and kept fresh while it is open. A bundle's view
+// lists the incidents one message carried (docs/http.md#bundles). Steps are numbered from
+// 1 here as in every message belay sends; the API counts them from 0. Built on
+// console.js's helpers; data reaches the page as text only.
 'use strict';
 
 (() => {
-  const {el, api, problem, localTime, duration, Unauthorized} = window.belayConsole;
+  const {el, api, problem, localTime, duration, stepLabel, Unauthorized} = window.belayConsole;
   const REFRESH_MS = 3000;
   const $ = (id) => document.getElementById(id);
 
   let openId = null;
   let refreshTimer = null;
   let shown = ''; // the last answer drawn: a refresh that changes nothing redraws nothing
+  // Alerts past the first page, loaded with "Show more" and kept across refreshes.
+  let moreAlerts = [];
+  let alertsCursor = null;
 
   async function open(id) {
     openId = String(id);
     shown = '';
+    moreAlerts = [];
+    alertsCursor = null;
     $('incident-view').hidden = false;
     $('incident-error').textContent = '';
     await load();
@@ -54,8 +62,9 @@
 
   const when = (text) => (text ? localTime(Date.parse(text)) : '—');
 
-  function draw({incident: inc, timeline, deliveries, changes = []}) {
+  function draw({incident: inc, timeline, deliveries, changes = [], alerts = [], alertsNext = null}) {
     const people = pagedPeople(timeline);
+    if (!moreAlerts.length) alertsCursor = alertsNext;
     $('incident-heading').textContent = `Incident ${inc.id}`;
     $('incident-body').replaceChildren(
       el('p', {className: 'incident-title'},
@@ -63,13 +72,59 @@
         el('span', {className: `sev sev-${inc.severity}`}, inc.severity),
         el('span', {className: `badge status-${inc.status}`}, inc.status)),
       facts(inc),
+      el('h3', {}, 'Alerts ', el('span', {className: 'count alert-count'},
+        `(${inc.firingCount ?? 0} firing of ${inc.alertCount ?? alerts.length})`)),
+      alertTable(mergeAlerts(alerts, moreAlerts)),
+      alertsCursor ? el('button', {type: 'button', className: 'quiet more-alerts', onclick: loadMoreAlerts},
+        'Show more alerts') : null,
       el('h3', {}, 'Timeline'),
-      el('ol', {className: 'incident-timeline'}, ...timeline.map(timelineEntry)),
+      el('ol', {className: 'incident-timeline'}, ...withDays(timeline)),
       el('h3', {}, 'Deliveries'),
       deliveries.length ? deliveryTable(deliveries, people) : el('p', {className: 'empty'}, 'No deliveries yet.'),
       el('h3', {}, 'Changes in the hour before'),
       changes.length ? el('ul', {className: 'incident-changes'}, ...changes.map(changeItem))
         : el('p', {className: 'empty'}, 'No change events.'));
+  }
+
+  // The first page of alerts comes with every refresh; pages loaded since follow it, an
+  // alert that moved into the first page shown once.
+  function mergeAlerts(first, more) {
+    const seen = new Set(first.map((a) => a.key));
+    return first.concat(more.filter((a) => !seen.has(a.key)));
+  }
+
+  async function loadMoreAlerts() {
+    const id = openId;
+    if (!id || !alertsCursor) return;
+    try {
+      const res = await api(`/api/v1/incidents/${encodeURIComponent(id)}/alerts?after=${encodeURIComponent(alertsCursor)}`);
+      if (id !== openId) return;
+      if (!res.ok) {
+        $('incident-error').textContent = `Alerts of incident ${id}: ${await problem(res)}`;
+        return;
+      }
+      const page = await res.json();
+      moreAlerts = moreAlerts.concat(page.alerts);
+      alertsCursor = page.next;
+      shown = '';
+      await load();
+    } catch (e) {
+      if (!(e instanceof Unauthorized)) $('incident-error').textContent = `Alerts of incident ${id}: ${e.message}`;
+    }
+  }
+
+  function alertTable(alerts) {
+    if (!alerts.length) return el('p', {className: 'empty'}, 'No alerts.');
+    const head = ['Alert', 'Status', 'Severity', 'First seen', 'Last seen', 'Events'];
+    return el('div', {className: 'table-scroll'}, el('table', {className: 'grid alerts'},
+      el('thead', {}, el('tr', {}, ...head.map((h) => el('th', {}, h)))),
+      el('tbody', {}, ...alerts.map((a) => el('tr', {dataset: {alertKey: a.key, status: a.status}},
+        el('td', {className: 'alert'}, el('span', {className: 'title'}, a.title), el('span', {className: 'sub'}, a.key)),
+        el('td', {}, el('span', {className: `badge alert-${a.status}`}, a.status)),
+        el('td', {}, el('span', {className: `sev sev-${a.severity}`}, a.severity)),
+        el('td', {className: 'nowrap'}, when(a.firstSeenAt)),
+        el('td', {className: 'nowrap'}, when(a.lastSeenAt)),
+        el('td', {className: 'num'}, a.eventCount))))));
   }
 
   // A change event (docs/guarantees.md#change-events): when, what, from where, and its links.
@@ -88,9 +143,11 @@
   function facts(inc) {
     const rows = [
       ['Dedup key', inc.dedupKey], ['Policy', inc.policy],
-      ['Step / loop', `step ${inc.currentStep} · loop ${inc.loop}`], ['Events', inc.eventCount],
+      ['Next step', inc.status === 'OPEN' ? stepLabel(inc.currentStep, inc.loop) : null],
+      ['Alerts', inc.alertCount > 1 ? `${inc.firingCount} firing of ${inc.alertCount}` : null],
+      ['Events', inc.eventCount],
       ['Opened', when(inc.createdAt)], ['Last event', when(inc.lastSeenAt)],
-      ['Next step', inc.nextFireAt ? when(inc.nextFireAt) : null],
+      ['Next step at', inc.nextFireAt ? when(inc.nextFireAt) : null],
       ['Maintenance', inc.inMaintenance ? `held until ${when(inc.maintenanceUntil)}` : null],
       ['Reopened', inc.reopenCount ? `${inc.reopenCount} ${inc.reopenCount === 1 ? 'time' : 'times'}` : null],
       ['Acknowledged', inc.ackedAt ? `${when(inc.ackedAt)}${answeredBy(inc.ackedBy, inc.ackedVia)}` : null],
@@ -121,13 +178,15 @@
       case 'created': return 'Opened';
       case 'duplicate': return `Duplicate event (${d.eventCount} events in all)`;
       case 'step_fired': {
-        const head = `Step ${d.step} fired (loop ${d.loop}): ${d.deliveries} ${d.deliveries === 1 ? 'page' : 'pages'}`;
+        const head = `${capital(stepLabel(d.step, d.loop))} fired: ${d.deliveries} ${d.deliveries === 1 ? 'page' : 'pages'}`;
         if (!d.paged) return head;
         const who = d.paged.map((p) =>
           `${p.user}${p.schedule ? ' (on call in ' + p.schedule + ')' : ''} by ${p.channel} to ${p.to} ${after(p.delaySeconds)}`);
         return `${head}; paged ${who.join('; ')}`;
       }
-      case 'no_one_on_call': return `Nobody on call in schedule ${d.schedule} for step ${d.step} (loop ${d.loop})`;
+      case 'no_one_on_call': return `Nobody on call in schedule ${d.schedule} for ${stepLabel(d.step, d.loop)}`;
+      case 'alert_added': return `Alert ${d.key} joined${d.title ? ': ' + d.title : ''}`;
+      case 'alert_resolved': return `Alert ${d.key} resolved${d.by ? ' by ' + d.by : ''}${d.via ? ' via ' + d.via : ''}`;
       case 'acknowledged':
       case 'resolved': {
         const verb = kind === 'acknowledged' ? 'Acknowledged' : 'Resolved';
@@ -144,37 +203,90 @@
       case 'delivery_replayed': return `Dead letter replayed: ${d.channel} to ${d.target}`;
       case 'exhausted': return 'Escalation ladder exhausted';
       case 'reopened': return `Reopened within its policy's window (${d.reopenCount} ${d.reopenCount === 1 ? 'time' : 'times'})`;
-      case 'maintenance_hold': return `Step ${d.step} held by maintenance until ${when(d.until)}`;
+      case 'maintenance_hold': return `${capital(stepLabel(d.step, d.loop || 0))} held by maintenance until ${when(d.until)}`;
       case 'maintenance_ended': return `Maintenance over: the ladder starts again from step 1 at ${when(d.restartsAt)}`;
       default: return `${kind}${Object.keys(d).length ? ': ' + JSON.stringify(d) : ''}`;
     }
   }
 
-  function timelineEntry(entry) {
-    return el('li', {dataset: {kind: entry.kind}},
-      el('time', {dateTime: entry.at}, when(entry.at)), ' ', describe(entry));
+  const capital = (text) => text.charAt(0).toUpperCase() + text.slice(1);
+
+  // A storm's timeline runs for hours: each entry shows its time of day, and a heading
+  // names the date wherever the day changes (the first entry's day included).
+  function withDays(timeline) {
+    const items = [];
+    let day = '';
+    for (const entry of timeline) {
+      const at = new Date(Date.parse(entry.at));
+      const date = at.toLocaleDateString(undefined, {weekday: 'short', year: 'numeric', month: 'short', day: 'numeric'});
+      if (date !== day) items.push(el('li', {className: 'day'}, (day = date)));
+      items.push(el('li', {dataset: {kind: entry.kind}},
+        el('time', {dateTime: entry.at, title: localTime(at.getTime())}, at.toLocaleTimeString()), ' ', describe(entry)));
+    }
+    return items;
   }
 
   function deliveryTable(deliveries, people) {
-    const head = ['Id', 'Step', 'Person', 'Channel', 'To', 'Status', 'Attempts', 'Sent / next try', 'Last error'];
+    const head = ['Id', 'Step', 'Person', 'Channel', 'To', 'Status', 'Bundle', 'Attempts', 'Sent / next try', 'Last error'];
     return el('div', {className: 'table-scroll'}, el('table', {className: 'grid deliveries'},
       el('thead', {}, el('tr', {}, ...head.map((h) => el('th', {}, h)))),
       el('tbody', {}, ...deliveries.map((d) => {
         const person = people.get(pageKey(d.loop, d.step, d.channel, d.target));
         return el('tr', {dataset: {deliveryId: String(d.id)}},
           el('td', {className: 'num'}, d.id),
-          el('td', {className: 'nowrap'}, `${d.step} · ${d.loop}`),
+          el('td', {className: 'nowrap step'}, stepLabel(d.step, d.loop)),
           el('td', {className: 'person'}, person ? person.user : '—'),
           el('td', {}, d.channel, d.failoverFrom ? el('span', {className: 'sub'}, `failover of ${d.failoverFrom}`) : null),
           el('td', {className: 'target'}, d.target),
-          el('td', {}, el('span', {className: `badge delivery-${d.status}`}, d.status),
+          el('td', {className: 'status'}, el('span', {className: `badge delivery-${d.status}`}, d.status),
+            d.heldBy ? el('span', {className: 'sub held'}, `held by ${d.heldBy}`) : null,
             d.ambiguous ? el('span', {className: 'sub'}, 'ambiguous') : null),
+          el('td', {className: 'bundle'}, d.bundle ? el('button', {type: 'button', className: 'link open-bundle',
+            title: 'the incidents sent in the same message', onclick: () => openBundle(d.bundle)}, `bundle ${d.bundle}`) : '—'),
           el('td', {className: 'num'}, d.attempts),
-          el('td', {className: 'nowrap'}, d.sentAt ? when(d.sentAt) : d.nextAttemptAt ? `next ${when(d.nextAttemptAt)}` : '—'),
+          el('td', {className: 'nowrap next'}, d.sentAt ? when(d.sentAt)
+            : d.heldBy && d.nextAttemptAt ? el('span', {}, 'opens ', el('span', {className: 'opens', dataset: {due: d.nextAttemptAt}}, ''))
+            : d.nextAttemptAt ? `next ${when(d.nextAttemptAt)}` : '—'),
           el('td', {className: 'reason'}, d.lastError || ''));
       }))));
   }
 
+  // The bundle view: one message's incidents, each a click from its own view.
+  async function openBundle(id) {
+    const view = $('bundle-view');
+    view.hidden = false;
+    $('bundle-error').textContent = '';
+    try {
+      const res = await api(`/api/v1/bundles/${encodeURIComponent(id)}`);
+      if (!res.ok) {
+        $('bundle-error').textContent = `Bundle ${id}: ${await problem(res)}`;
+        $('bundle-body').replaceChildren();
+        return;
+      }
+      drawBundle(await res.json());
+      view.scrollIntoView({block: 'nearest'});
+    } catch (e) {
+      if (!(e instanceof Unauthorized)) $('bundle-error').textContent = `Bundle ${id}: ${e.message}`;
+    }
+  }
+
+  function drawBundle({bundle: b, incidents}) {
+    const members = incidents.filter((i) => i.member).length;
+    $('bundle-heading').textContent = `Bundle ${b.id}`;
+    $('bundle-view').dataset.bundleId = String(b.id);
+    $('bundle-body').replaceChildren(
+      el('p', {className: 'sub'}, `One message by ${b.channel} to ${b.target}: ${members} ` +
+        `${members === 1 ? 'page' : 'pages'}${incidents.length > members ? `, ${incidents.length - members} incidents still open from the message before` : ''}.`),
+      el('ul', {className: 'bundle-incidents'}, ...incidents.map((i) =>
+        el('li', {dataset: {incidentId: String(i.id)}},
+          el('button', {type: 'button', className: 'link open-incident', onclick: () => open(i.id)},
+            `#${i.id} `, el('span', {className: 'title'}, i.title)),
+          el('span', {className: `sev sev-${i.severity}`}, i.severity),
+          el('span', {className: `badge status-${i.status}`}, i.status),
+          i.member ? null : el('span', {className: 'sub'}, 'carried over')))));
+  }
+
+  $('bundle-close').addEventListener('click', () => ($('bundle-view').hidden = true));
   $('incident-close').addEventListener('click', close);
   $('incident-open-form').addEventListener('submit', (event) => {
     event.preventDefault();
@@ -183,5 +295,9 @@
     else $('incident-error').textContent = 'An incident id is a number.';
   });
   window.belayConsole.openIncident = open;
-  window.belayConsole.closeIncident = close;
+  window.belayConsole.closeIncident = () => {
+    close();
+    $('bundle-view').hidden = true;
+  };
+  window.belayConsole.openBundle = openBundle;
 })();

@@ -8,8 +8,13 @@
 // on <hook-port>), opens the page's answer link and acknowledges there, as the person
 // paged, and sees in the console how. A heartbeat it pings shows as up in its table. It
 // sees a maintenance window's banner with its end, and a change event on the view of an
-// incident opened after it. Exits 0 only if all of that happened; every wait is bounded,
-// so a missing feature fails with a message instead of hanging.
+// incident opened after it. In a storm (docs/guarantees.md#storms) it sees a grouped
+// incident's alerts, firing and resolved, paged through past the first 100; pages held by
+// a contact's throttle, in the incident and per channel; the bundle that carried them one
+// click from each member and back; steps numbered from 1 as in the messages; a date axis
+// under the on-call bar; and the views within a phone's width. Exits 0 only if all of
+// that happened; every wait is bounded, so a missing feature fails with a message instead
+// of hanging.
 import {chromium} from 'playwright-core';
 import {createServer} from 'node:http';
 import {mkdtempSync, rmSync} from 'node:fs';
@@ -17,7 +22,7 @@ import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 
 const STEP_MS = 15000;
-const WHOLE_RUN_MS = 120000;
+const WHOLE_RUN_MS = 180000;
 const POLICY = process.env.BELAY_CONSOLE_POLICY || 'default';
 const OPERATOR = 'console-test';
 const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run',
@@ -140,6 +145,10 @@ try {
       [String(incident.id), first], {timeout: 5000});
   });
 
+  await step('the table numbers the next step as the timeline and the messages do', async () => {
+    await row.locator('td.step', {hasText: /^step 2$/}).waitFor();
+  });
+
   await step('click Acknowledge and see ACKNOWLEDGED', async () => {
     await row.locator('button.ack').click();
     await row.locator('td.status', {hasText: 'ACKNOWLEDGED'}).waitFor({state: 'visible'});
@@ -161,7 +170,8 @@ try {
     if ((await view.locator('.incident-title .title').textContent()) !== title)
       throw new Error('the view shows another title');
     await view.locator('.incident-timeline li[data-kind="acknowledged"]', {hasText: `by ${OPERATOR}`}).waitFor();
-    await view.locator('.incident-timeline li[data-kind="step_fired"]', {hasText: 'Step 0 fired'}).waitFor();
+    await view.locator('.incident-timeline li[data-kind="step_fired"]', {hasText: 'Step 1 fired'}).waitFor();
+    await view.locator('table.deliveries tbody tr td.step', {hasText: 'step 1'}).first().waitFor();
     const sent = view.locator('table.deliveries tbody tr', {hasText: '#ops'});
     await sent.waitFor();
     await sent.locator('td', {hasText: 'SENT'}).waitFor();
@@ -208,6 +218,16 @@ try {
     await card.locator('.oncall-now', {hasText: onCallNow}).waitFor({state: 'visible'});
     if ((await card.locator('.timeline .shift').count()) < 2)
       throw new Error('the timeline shows fewer than two shifts');
+  });
+
+  await step('the on-call bar has a date axis: a labelled tick at each of the 14 midnights', async () => {
+    const ticks = card.locator('.date-axis .tick');
+    await ticks.first().waitFor();
+    const labels = await ticks.allTextContents();
+    if (labels.length < 13 || labels.length > 14) throw new Error(`${labels.length} ticks: ${labels.join(', ')}`);
+    const dates = await ticks.evaluateAll((nodes) => nodes.map((n) => new Date(n.dataset.date)));
+    if (dates.some((d) => d.getHours() !== 0 || d.getMinutes() !== 0)) throw new Error('a tick is not at midnight');
+    if (labels.some((l) => !/\d/.test(l))) throw new Error(`unlabelled ticks: ${labels.join(', ')}`);
   });
 
   await step(`add an override for ${other} from the page`, async () => {
@@ -320,6 +340,113 @@ try {
     const href = await change.locator('a.change-link').getAttribute('href');
     if (href !== 'https://ci.example/builds/7') throw new Error(`the change links to ${href}`);
     await page.locator('#incident-close').click();
+  });
+
+
+  // Grouping (docs/guarantees.md#alerts-and-grouping): 120 alerts of one alertname make one
+  // incident; 20 resolve. The view pages through all of them and tells firing from resolved.
+  const grouped = await step('120 grouped alerts, 20 of them resolved, make one incident', async () => {
+    const post = async (status, from, to) => {
+      const alerts = [];
+      for (let n = from; n < to; n++)
+        alerts.push({status, labels: {alertname: 'DiskFull', instance: `db-${n}`, severity: 'warning'},
+                     annotations: {summary: `Disk full on db-${n}`}, fingerprint: `disk-${n}`});
+      const res = await fetch(baseUrl + '/api/v1/integrations/alertmanager', {
+        method: 'POST',
+        headers: {Authorization: 'Bearer console-prom', 'Content-Type': 'application/json'},
+        body: JSON.stringify({version: '4', status, receiver: 'belay', alerts}),
+        signal: AbortSignal.timeout(STEP_MS),
+      });
+      if (res.status !== 200) throw new Error(`alertmanager answered ${res.status}: ${await res.text()}`);
+    };
+    await post('firing', 0, 120);
+    await post('resolved', 0, 20);
+    const list = (await api('GET', '/api/v1/incidents?limit=5')).json().incidents;
+    const inc = list.find((i) => i.dedupKey === 'prom:DiskFull');
+    if (!inc || inc.alertCount !== 120 || inc.firingCount !== 100)
+      throw new Error('the grouped incident is ' + JSON.stringify(inc));
+    return inc;
+  });
+
+  await step('the grouped incident shows its alerts: 100 firing of 120, more on demand', async () => {
+    await page.locator('#incident-open-id').fill(String(grouped.id));
+    await page.locator('#incident-open-form button[type=submit]').click();
+    await view.locator('#incident-heading', {hasText: `Incident ${grouped.id}`}).waitFor();
+    await view.locator('.alert-count', {hasText: '100 firing of 120'}).waitFor();
+    const rows = view.locator('table.alerts tbody tr');
+    await rows.first().waitFor();
+    if ((await rows.count()) !== 100) throw new Error(`${await rows.count()} alerts before "Show more"`);
+    await view.locator('button.more-alerts').click();
+    await page.waitForFunction(() => document.querySelectorAll('#incident-view table.alerts tbody tr').length === 120);
+    const resolved = await view.locator('table.alerts tbody tr[data-status="RESOLVED"]').count();
+    const firing = await view.locator('table.alerts tbody tr[data-status="FIRING"] .badge', {hasText: 'FIRING'}).count();
+    if (resolved !== 20 || firing !== 100) throw new Error(`${firing} firing and ${resolved} resolved shown`);
+    await view.locator('table.alerts tbody tr[data-alert-key="disk-3"] .badge', {hasText: 'RESOLVED'}).waitFor();
+    if (await view.locator('button.more-alerts').count()) throw new Error('"Show more" is still offered');
+    await view.locator('.incident-timeline li.day').first().waitFor();
+  });
+
+  // Throttles and bundles (docs/guarantees.md#storms): four incidents page #storm on a
+  // channel that lets one message through every 8 s. The first goes alone, the other three
+  // wait, held, and go as one bundle that also names the first (still open).
+  const storm = await step('four incidents page one throttled contact', async () => {
+    const ids = [];
+    for (let n = 0; n < 4; n++) {
+      const res = await api('POST', '/api/v1/incidents',
+        {dedupKey: `console-storm-${n}-${Date.now()}`, title: `Storm ${n}`, policy: 'storm'});
+      if (res.status !== 201) throw new Error(`POST /api/v1/incidents answered ${res.status}: ${res.text}`);
+      ids.push(res.json().incident.id);
+    }
+    return ids;
+  });
+
+  await step('the channel shows its throttled contact, the pages waiting and when it opens', async () => {
+    const contact = page.locator('.channel[data-channel="chat"] ul.throttled li[data-target="#storm"]');
+    await contact.locator('.waiting', {hasText: '3 waiting'}).waitFor();
+    await contact.locator('.due', {hasText: /^in \d/}).waitFor();
+  });
+
+  await step('a held page shows as held by the throttle, with when it opens', async () => {
+    await page.locator('#incident-open-id').fill(String(storm[1]));
+    await page.locator('#incident-open-form button[type=submit]').click();
+    await view.locator('#incident-heading', {hasText: `Incident ${storm[1]}`}).waitFor();
+    const held = view.locator('table.deliveries tbody tr', {has: page.locator('td.status', {hasText: 'held by throttle'})});
+    await held.waitFor();
+    await held.locator('td.next', {hasText: /opens in \d/}).waitFor();
+    await held.locator('td.status .badge', {hasText: 'PENDING'}).waitFor();
+  });
+
+  const bundleView = page.locator('#bundle-view');
+  await step('once the throttle opens, the page went in a bundle: one click to its members', async () => {
+    const sent = view.locator('table.deliveries tbody tr', {has: page.locator('td.status', {hasText: 'SENT'})});
+    await sent.locator('button.open-bundle').waitFor({timeout: 20000});
+    await sent.locator('td.step', {hasText: /^step 1$/}).waitFor();
+    await sent.locator('button.open-bundle').click();
+    await bundleView.waitFor({state: 'visible'});
+    for (const id of storm.slice(1))
+      await bundleView.locator(`.bundle-incidents li[data-incident-id="${id}"]`).waitFor();
+    const carried = bundleView.locator(`.bundle-incidents li[data-incident-id="${storm[0]}"]`);
+    await carried.locator('.sub', {hasText: 'carried over'}).waitFor();
+  });
+
+  await step('a member opens from the bundle, and its own page links back to the same bundle', async () => {
+    const bundleId = await bundleView.getAttribute('data-bundle-id');
+    await bundleView.locator(`.bundle-incidents li[data-incident-id="${storm[3]}"] button.open-incident`).click();
+    await view.locator('#incident-heading', {hasText: `Incident ${storm[3]}`}).waitFor();
+    await view.locator('table.deliveries button.open-bundle', {hasText: `bundle ${bundleId}`}).waitFor();
+    const other = await api('GET', `/api/v1/bundles/${bundleId}`);
+    if (other.status !== 200 || other.json().incidents.length !== 4) throw new Error(`the bundle is ${other.text}`);
+  });
+
+  await step('on a phone the incident and bundle views fit the screen', async () => {
+    await page.setViewportSize({width: 390, height: 844});
+    for (const id of ['#incident-view', '#bundle-view', '.channel[data-channel="chat"]']) {
+      const over = await page.locator(id).evaluate((node) =>
+        node.getBoundingClientRect().right - document.documentElement.clientWidth);
+      if (over > 1) throw new Error(`${id} runs ${Math.round(over)} px past a 390 px screen`);
+    }
+    await page.screenshot({path: screenshotPath.replace(/(\.png)?$/, '-phone.png'), fullPage: true});
+    await page.setViewportSize({width: 1360, height: 860});
   });
 
   if (pageErrors.length) throw new Error('uncaught errors in the page: ' + pageErrors.join('; '));

@@ -22,11 +22,17 @@ const char* const api_key = "console-test-key";
 // Policy "oncall" pages whoever is on call in "primary", for the incident view.
 // Policy "answer" pages carol on the spec's own webhook, listening on `hook_port`.
 // Heartbeat "nightly-backup" (ping key console-hb-key) is pinged by the spec.
+// Policy "storm" posts to #storm on a Slack-shaped channel (the spec's webhook again) that
+// lets one message through every 8 s and bundles the rest (docs/guarantees.md#storms);
+// integration "prom" groups Alertmanager alerts by alertname into incidents of "default".
 std::string provisioning(int hook_port) {
   return R"({"orgs":[{"name":"console","apiKeys":["console-test-key"],
   "channels":[{"name":"log","type":"log"},
     {"name":"hook","type":"webhook","url":"http://127.0.0.1:)" +
-         std::to_string(hook_port) + R"(/hook"}],
+         std::to_string(hook_port) + R"(/hook"},
+    {"name":"chat","type":"slack","url":"http://127.0.0.1:)" +
+         std::to_string(hook_port) +
+         R"(/slack","signingSecret":"console-slack","throttle":[{"count":1,"seconds":8}]}],
   "users":[
     {"name":"alice","contacts":[{"name":"l","channel":"log","to":"alice"}],"rules":[{"contact":"l"}]},
     {"name":"bob","contacts":[{"name":"l","channel":"log","to":"bob"}],"rules":[{"contact":"l"}]},
@@ -37,11 +43,14 @@ std::string provisioning(int hook_port) {
     {"delaySeconds":0,"targets":[{"channel":"log","to":"#ops"}]},
     {"delaySeconds":600,"targets":[{"channel":"log","to":"lead"}]}]},
     {"name":"oncall","steps":[{"delaySeconds":0,"targets":[{"schedule":"primary"}]}]},
+    {"name":"storm","steps":[{"delaySeconds":0,"targets":[{"channel":"chat","to":"#storm"}]}]},
     {"name":"answer","steps":[{"delaySeconds":0,"targets":[{"user":"carol"}]},
       {"delaySeconds":600,"targets":[{"channel":"log","to":"lead"}]}]}],
   "heartbeats":[{"name":"nightly-backup","key":"console-hb-key","periodSeconds":86400,
     "graceSeconds":3600,"policy":"default"}],
-  "integrations":[{"name":"deploys","type":"events","key":"console-routing","policy":"default"}]}]})";
+  "integrations":[{"name":"deploys","type":"events","key":"console-routing","policy":"default"},
+    {"name":"prom","type":"alertmanager","key":"console-prom","policy":"default",
+     "grouping":{"by":["labels.alertname"]}}]}]})";
 }
 
 bool exists(const std::string& path) {
@@ -82,10 +91,10 @@ TEST_CASE(
   const std::string screenshot = build_dir() + "/console.png";
   std::remove(screenshot.c_str());
 
-  // The spec bounds each step (~15 s) and its whole run (120 s); timeout(1) is the last
+  // The spec bounds each step (~15 s) and its whole run (180 s); timeout(1) is the last
   // guard against a hang, killing node and so the browser.
   auto [code, output] = test::run_command(
-      "cd '" + spec_dir + "' && timeout -k 10 180 node console.spec.mjs '" + base_url +
+      "cd '" + spec_dir + "' && timeout -k 10 240 node console.spec.mjs '" + base_url +
       "' '" + api_key + "' '" + screenshot + "' " + std::to_string(hook_port) + " 2>&1");
   INFO("console.spec.mjs output:\n" << output);
   INFO("belay log (tail):\n" << tail(belay.log(), 4000));
