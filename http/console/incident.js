@@ -76,7 +76,7 @@
         `(${inc.firingCount ?? 0} firing of ${inc.alertCount ?? alerts.length})`)),
       alertTable(mergeAlerts(alerts, moreAlerts)),
       alertsCursor ? el('button', {type: 'button', className: 'quiet more-alerts', onclick: loadMoreAlerts},
-        'Show more alerts') : null,
+        'Show more alerts') : '',
       el('h3', {}, 'Timeline'),
       el('ol', {className: 'incident-timeline'}, ...withDays(timeline)),
       el('h3', {}, 'Deliveries'),
@@ -270,13 +270,15 @@
     }
   }
 
+  const carried = (n) => (n === 0 ? '' : `, ${n} ${n === 1 ? 'incident' : 'incidents'} still open from the message before`);
+
   function drawBundle({bundle: b, incidents}) {
     const members = incidents.filter((i) => i.member).length;
     $('bundle-heading').textContent = `Bundle ${b.id}`;
     $('bundle-view').dataset.bundleId = String(b.id);
     $('bundle-body').replaceChildren(
       el('p', {className: 'sub'}, `One message by ${b.channel} to ${b.target}: ${members} ` +
-        `${members === 1 ? 'page' : 'pages'}${incidents.length > members ? `, ${incidents.length - members} incidents still open from the message before` : ''}.`),
+        `${members === 1 ? 'page' : 'pages'}${carried(incidents.length - members)}.`),
       el('ul', {className: 'bundle-incidents'}, ...incidents.map((i) =>
         el('li', {dataset: {incidentId: String(i.id)}},
           el('button', {type: 'button', className: 'link open-incident', onclick: () => open(i.id)},
