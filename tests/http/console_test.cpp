@@ -22,9 +22,10 @@ const char* const api_key = "console-test-key";
 // Policy "oncall" pages whoever is on call in "primary", for the incident view.
 // Policy "answer" pages carol on the spec's own webhook, listening on `hook_port`.
 // Heartbeat "nightly-backup" (ping key console-hb-key) is pinged by the spec.
-// Policy "storm" posts to #storm on a Slack-shaped channel (the spec's webhook again) that
-// lets one message through every 8 s and bundles the rest (docs/guarantees.md#storms);
-// integration "prom" groups Alertmanager alerts by alertname into incidents of "default".
+// Policy "storm" posts to #storm on a Slack-shaped channel (the spec's webhook again)
+// that lets one message through every 8 s and bundles the rest
+// (docs/guarantees.md#storms); integration "prom" groups Alertmanager alerts by alertname
+// into incidents of "default".
 std::string provisioning(int hook_port) {
   return R"({"orgs":[{"name":"console","apiKeys":["console-test-key"],
   "channels":[{"name":"log","type":"log"},
