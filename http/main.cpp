@@ -36,6 +36,9 @@ const char* usage =
 Usage:
   belay serve [flags]     run a node: migrate, provision, re-adopt incidents, serve HTTP
   belay migrate [flags]   apply database migrations and exit
+  belay provision FILE [flags]
+                          apply a provisioning file to the database and print what
+                          changed, without serving; every node sees it within 10 s
   belay provision --check FILE [flags]
                           validate a provisioning file and print what applying it would
                           change (with a database), changing nothing; exit 0 when valid
@@ -96,22 +99,34 @@ std::string prepare_database(const belay::settings& s) {
 // its service manager starts it again (another node holds its incidents meanwhile).
 std::atomic<bool> node_failed{false};
 
-// belay provision --check FILE: the file's problems, or what applying it would change.
-// Changes nothing: the changes are computed in a transaction that is rolled back.
-int check_provisioning(const std::vector<std::string>& args) {
+// `belay provision FILE` applies the file (docs/operations.md#change-without-restart);
+// `belay provision --check FILE` says what applying it would change and changes nothing
+// (the changes are computed in a transaction that is rolled back). Either prints each
+// change by kind and name.
+int run_provisioning(const std::vector<std::string>& args) {
   std::vector<std::string> rest;
   std::string file;
+  bool dry_run = false;
   for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--check" && i + 1 < args.size())
+    if (args[i] == "--check" && i + 1 < args.size()) {
+      dry_run = true;
       file = args[++i];
-    else if (args[i].rfind("--check=", 0) == 0)
+    } else if (args[i].rfind("--check=", 0) == 0) {
+      dry_run = true;
       file = args[i].substr(8);
-    else
+    } else if (file.empty() && args[i].rfind("-", 0) != 0) {
+      file = args[i];
+    } else {
       rest.push_back(args[i]);
+      // every other flag takes a value, given apart unless as --flag=value
+      if (args[i].rfind("--", 0) == 0 && args[i].find('=') == std::string::npos &&
+          i + 1 < args.size())
+        rest.push_back(args[++i]);
+    }
   }
   if (file.empty()) {
-    std::cerr
-        << "belay provision: give the file to check: belay provision --check FILE\n";
+    std::cerr << "belay provision: give the file: belay provision FILE, or belay "
+                 "provision --check FILE for a dry run\n";
     return 2;
   }
   belay::protocol::provisioning parsed;
@@ -124,16 +139,25 @@ int check_provisioning(const std::vector<std::string>& args) {
   auto s = belay::load_settings(rest);
   std::cout << file << ": valid (" << parsed.orgs.size() << " org(s))\n";
   if (s.database_url.empty()) {
+    if (!dry_run) {
+      std::cerr << "belay: no database: set --database-url or DATABASE_URL\n";
+      return 2;
+    }
     std::cout << "no database given (--database-url or DATABASE_URL): what applying it "
                  "would change is not known\n";
     return 0;
   }
   belay::storage::connection conn{s.database_url};
-  auto report = belay::storage::apply_provisioning(conn, parsed, true);
+  if (!dry_run)
+    belay::storage::migrate(conn); // a new database, or one older than this binary
+  auto report = belay::storage::apply_provisioning(conn, parsed, dry_run);
   if (report.changes.empty())
-    std::cout << "applying it would change nothing\n";
-  else
+    std::cout << (dry_run ? "applying it would change nothing\n" : "nothing changed\n");
+  else if (dry_run)
     std::cout << "applying it would make " << report.changes.size() << " change(s):\n";
+  else
+    std::cout << "applied " << report.changes.size()
+              << " change(s); every node sees them within 10 s:\n";
   for (auto& change : report.changes)
     std::cout << "  " << change << "\n";
   return 0;
@@ -259,7 +283,7 @@ int main(int argc, char** argv) {
     return belay::run_inspect(args);
   if (command == "provision") {
     try {
-      return check_provisioning(args);
+      return run_provisioning(args);
     } catch (const std::invalid_argument& e) {
       std::cerr << "belay: " << e.what() << "\n";
       return 2;

@@ -217,9 +217,10 @@ public:
         keys_(keys) {}
 
   provisioned_org read() {
-    r_.refuse_unknown({"name", "apiKeys", "channels", "users", "schedules", "policies",
-                       "heartbeats", "integrations"});
+    r_.refuse_unknown({"name", "disabled", "apiKeys", "channels", "users", "schedules",
+                       "policies", "heartbeats", "integrations"});
     org_.name = r_.required_string("name", max_name_chars);
+    org_.disabled = r_.optional_bool("disabled").value_or(false);
     unique_name(org_names_, org_.name, r_.path_of("name"), "org name");
     read_api_keys();
     read_channels();

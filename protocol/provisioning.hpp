@@ -41,6 +41,9 @@ struct provisioned_heartbeat {
 
 struct provisioned_org {
   std::string name;
+  // Kept, but off: as an org the file leaves out
+  // (docs/guarantees.md#provisioning-fails-closed).
+  bool disabled = false;
   std::vector<std::string> api_keys;    // plain text here; storage keeps only hashes
   std::vector<channel_config> channels; // org_id 0: storage assigns it
   std::vector<user_config> users;
@@ -82,6 +85,9 @@ struct provisioning {
 // grouping {by* (non-empty, paths protocol/grouping.hpp allows for the type)}.
 // Channels also take throttle and statusThrottle ([{count* ≥ 1, seconds* > 0}], [] for
 // none; defaults by type, protocol/throttle.hpp) and bundle (sms, voice, email, slack).
+// Orgs: name*, disabled (default false: true turns it off as if the file left it out,
+// keeping its definitions), apiKeys, channels, users, schedules, policies, heartbeats,
+// integrations.
 // Org names are unique in the file, other names within their org; keys (API,
 // integration and heartbeat keys) are unique in the whole file and contain no whitespace.
 parsed<provisioning> parse_provisioning(std::string_view json);

@@ -18,16 +18,22 @@ namespace {
   next(user, "coalesce(user_name, '')")
 // clang-format on
 
+// A disabled org answers nothing: its links find no page, its channels verify no reply
+// (docs/guarantees.md#provisioning-fails-closed).
+#define BELAY_ORG_ENABLED "org_id IN (SELECT id FROM org WHERE disabled_at IS NULL)"
+
 const std::string delivery_sql = R"sql(
 SELECT )sql" BELAY_SELECT_LIST(BELAY_ANSWERED_DELIVERY_COLUMN_LIST) R"sql(
-FROM delivery WHERE id = $1)sql";
+FROM delivery WHERE id = $1 AND )sql" BELAY_ORG_ENABLED;
 
 const std::string channels_sql = R"sql(
 SELECT )sql" BELAY_CHANNEL_COLUMNS R"sql( FROM channel
-WHERE type = $1 AND sender = $2 ORDER BY org_id, name)sql";
+WHERE type = $1 AND sender = $2 AND )sql" BELAY_ORG_ENABLED
+                                 R"sql( ORDER BY org_id, name)sql";
 const std::string channel_sql = R"sql(
 SELECT )sql" BELAY_CHANNEL_COLUMNS R"sql( FROM channel
-WHERE org_id = $1 AND name = $2 ORDER BY org_id, name)sql";
+WHERE org_id = $1 AND name = $2 AND )sql" BELAY_ORG_ENABLED
+                                R"sql( ORDER BY org_id, name)sql";
 
 // The latest attempted delivery to the address names the person; a page never tried
 // (still pending, cancelled, shadowed) did not reach anyone. The lateral subquery

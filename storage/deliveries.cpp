@@ -389,26 +389,35 @@ release_claims_of(connection& c, const std::string& node, micros now) {
   return released(c.query(release_node_sql, now, node));
 }
 
+// $1 now, $2 at most so many, $3 only those due by then. The reason goes in last_error
+// and on the timeline, as the other cancellations record theirs.
 const std::string removed_channel_sql = R"sql(
-WITH dead AS (
+WITH gone AS (
+  SELECT p.org_id, p.id,
+         CASE WHEN o.disabled_at IS NOT NULL THEN 'org disabled'
+              ELSE 'channel removed' END AS reason
+  FROM delivery p JOIN org o ON o.id = p.org_id
+  WHERE p.status = 'PENDING' AND p.next_attempt_at <= belay_ts($3)
+    AND (o.disabled_at IS NOT NULL
+         OR NOT EXISTS (SELECT 1 FROM channel ch
+                        WHERE ch.org_id = p.org_id AND ch.name = p.channel))
+  LIMIT $2 FOR UPDATE OF p SKIP LOCKED
+), cancelled AS (
   UPDATE delivery d
-  SET status = 'DEAD', held_by = NULL, next_attempt_at = NULL,
-      last_error = 'channel ''' || d.channel || ''' no longer exists (provisioning removed it)'
-  FROM (SELECT p.org_id, p.id FROM delivery p
-        WHERE p.status = 'PENDING' AND p.next_attempt_at <= belay_ts($1)
-          AND NOT EXISTS (SELECT 1 FROM channel ch
-                          WHERE ch.org_id = p.org_id AND ch.name = p.channel)
-        LIMIT $2 FOR UPDATE SKIP LOCKED) gone
-  WHERE d.org_id = gone.org_id AND d.id = gone.id
-  RETURNING d.org_id, d.id, d.incident_id, d.channel, d.target, d.attempts, d.last_error
+  SET status = 'CANCELLED', held_by = NULL, next_attempt_at = NULL,
+      last_error = gone.reason
+  FROM gone WHERE d.org_id = gone.org_id AND d.id = gone.id
+  RETURNING d.org_id, d.id, d.incident_id, d.channel, d.target, gone.reason
 )
-INSERT INTO dead_letter (org_id, delivery_id, incident_id, channel, target, reason,
-                         attempts, failed_at)
-SELECT org_id, id, incident_id, channel, target, last_error, attempts, belay_ts($1)
-FROM dead RETURNING delivery_id)sql";
+INSERT INTO timeline (org_id, incident_id, at, kind, detail)
+SELECT org_id, incident_id, belay_ts($1), 'delivery_cancelled',
+       jsonb_build_object('deliveryId', id, 'channel', channel, 'target', target,
+                          'reason', reason)
+FROM cancelled RETURNING 1)sql";
 
-size_t dead_letter_removed_channels(connection& c, micros now, int limit) {
-  return static_cast<size_t>(c.query(removed_channel_sql, now, limit).rows());
+size_t cancel_removed_channel_deliveries(connection& c, micros now, int limit,
+                                         micros due_by) {
+  return static_cast<size_t>(c.query(removed_channel_sql, now, limit, due_by).rows());
 }
 
 micros retry_delay(const channel_config& ch, int failed_attempts) {

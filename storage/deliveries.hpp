@@ -120,11 +120,14 @@ released_claims release_expired_claims(connection& c, micros now);
 // mid-send). Return them to the pool now rather than when their lease lapses.
 released_claims release_claims_of(connection& c, const std::string& node, micros now);
 
-// Pages due on a channel its org no longer has (provisioning removed it; an incident's
-// ladder, written when it opened, may still name it): up to `limit` of them become dead
-// letters saying so, instead of waiting for a channel actor that will never exist. The
-// number ended.
-size_t dead_letter_removed_channels(connection& c, micros now, int limit);
+// Pages pending on a channel its org no longer has (provisioning removed it; an
+// incident's ladder, written when it opened, may still name it), or of an org that is
+// disabled: up to `limit` of those due by `due_by` are cancelled with the reason
+// `channel removed` (or `org disabled`) on their timeline and in last_error, instead of
+// waiting for a channel actor that will never exist
+// (docs/guarantees.md#provisioning-fails-closed). The number cancelled.
+size_t cancel_removed_channel_deliveries(connection& c, micros now, int limit,
+                                         micros due_by);
 
 micros retry_delay(const channel_config& ch, int failed_attempts);
 

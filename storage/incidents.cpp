@@ -459,7 +459,7 @@ constexpr micros inbound_message_lifetime = 365LL * 86'400'000'000LL;
 std::vector<held_incident> sweep_orphans(connection& c, const orphan_sweep& sweep) {
   prune_trigger_marks(c, sweep.now - trigger_mark_lifetime);
   forget_inbound_messages(c, sweep.now - inbound_message_lifetime);
-  dead_letter_removed_channels(c, sweep.now, sweep.limit);
+  cancel_removed_channel_deliveries(c, sweep.now, sweep.limit, sweep.now);
   sweep_retention(c, sweep);
   return adopt_orphans(c, sweep);
 }

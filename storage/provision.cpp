@@ -6,7 +6,12 @@
 #include "protocol/schedule_json.hpp"
 #include "protocol/throttle.hpp"
 #include "storage/db.hpp"
+#include "storage/deliveries.hpp"
+#include "storage/incidents.hpp"
 #include "storage/statements.hpp"
+
+#include <chrono>
+#include <limits>
 
 namespace belay::storage {
 
@@ -24,10 +29,15 @@ constexpr const char* enable_sql = R"sql(
 UPDATE org SET disabled_at = NULL WHERE id = $1 AND disabled_at IS NOT NULL RETURNING 1)sql";
 
 // Orgs the file no longer names: disabled, and their credentials deleted (their
-// incidents stay, as history).
+// incidents stay, as history, resolved).
 constexpr const char* disable_sql = R"sql(
 UPDATE org SET disabled_at = now() WHERE NOT (name = ANY($1::text[])) AND disabled_at IS NULL
 RETURNING id, name)sql";
+// An org the file names with "disabled": true.
+constexpr const char* disable_named_sql = R"sql(
+UPDATE org SET disabled_at = now() WHERE id = $1 AND disabled_at IS NULL RETURNING 1)sql";
+constexpr const char* unresolved_sql = R"sql(
+SELECT id FROM incident WHERE org_id = $1 AND status <> 'RESOLVED' ORDER BY id)sql";
 constexpr const char* disabled_keys_sql =
     "DELETE FROM api_key WHERE org_id = $1 RETURNING key_hash";
 constexpr const char* disabled_integrations_sql =
@@ -225,6 +235,38 @@ private:
   std::string org_;
 };
 
+micros now_micros() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// A disabled org stops: its API keys, integrations and heartbeats go (nothing reaches
+// it), and its incidents still open are resolved via provisioning, each announced to the
+// node holding it as any resolve is.
+void turn_off(connection& c, changes& note, int64_t org) {
+  auto keys = c.query(disabled_keys_sql, org);
+  for (int k = 0; k < keys.rows(); ++k)
+    note.note("remove API key " + key_label(keys.str(k, 0)));
+  auto integrations = c.query(disabled_integrations_sql, org);
+  for (int k = 0; k < integrations.rows(); ++k)
+    note.note("remove integration '" + integrations.str(k, 0) + "'");
+  auto heartbeats = c.query(disabled_heartbeats_sql, org);
+  for (int k = 0; k < heartbeats.rows(); ++k)
+    note.note("remove heartbeat '" + heartbeats.str(k, 0) + "'");
+  auto open = c.query(unresolved_sql, org);
+  for (int k = 0; k < open.rows(); ++k) {
+    transition_command cmd;
+    cmd.org_id = org;
+    cmd.incident_id = open.int64(k, 0);
+    cmd.kind = transition::resolve;
+    cmd.by = "provisioning";
+    cmd.via = "provisioning";
+    if (apply_transition(c, cmd, now_micros()).code == reply_code::ok)
+      note.note("resolve incident " + std::to_string(cmd.incident_id));
+  }
+}
+
 provision_report apply(connection& c, const protocol::provisioning& p) {
   c.exec(lock_sql);
   provision_report report;
@@ -236,17 +278,22 @@ provision_report apply(connection& c, const protocol::provisioning& p) {
     int64_t org = org_row.int64(0, 0);
     if (org_row.boolean(0, 1))
       note.note("add org");
-    else if (c.query(enable_sql, org).rows() == 1)
-      note.note("enable org (it was disabled when a file left it out)");
+    else if (!o.disabled && c.query(enable_sql, org).rows() == 1)
+      note.note("enable org (it was disabled)");
     ++report.orgs;
-
-    std::vector<std::string> hashes;
-    for (auto& key : o.api_keys) {
-      hashes.push_back(sha256_hex(key));
-      if (c.query(api_key_sql, org, hashes.back()).rows() == 1)
-        note.note("add API key " + key_label(hashes.back()));
+    if (o.disabled) {
+      if (c.query(disable_named_sql, org).rows() == 1)
+        note.note("disable org (\"disabled\": true)");
+      turn_off(c, note, org);
+    } else {
+      std::vector<std::string> hashes;
+      for (auto& key : o.api_keys) {
+        hashes.push_back(sha256_hex(key));
+        if (c.query(api_key_sql, org, hashes.back()).rows() == 1)
+          note.note("add API key " + key_label(hashes.back()));
+      }
+      note.prune(c, prune_api_keys_sql, org, hashes, "API key", true);
     }
-    note.prune(c, prune_api_keys_sql, org, hashes, "API key", true);
 
     std::vector<std::string> names;
     for (auto& ch : o.channels) {
@@ -280,6 +327,9 @@ provision_report apply(connection& c, const protocol::provisioning& p) {
     }
     note.prune(c, prune_policies_sql, org, names, "policy");
 
+    if (o.disabled)
+      continue; // its keys, heartbeats and integrations went with turn_off
+
     // Removed monitors stop: their rows go, and their ping keys with them.
     names.clear();
     for (auto& hb : o.heartbeats) {
@@ -305,16 +355,17 @@ provision_report apply(connection& c, const protocol::provisioning& p) {
   for (int i = 0; i < gone.rows(); ++i) {
     changes note{report, gone.str(i, 1)};
     note.note("disable org (the file no longer names it)");
-    auto org = gone.int64(i, 0);
-    auto keys = c.query(disabled_keys_sql, org);
-    for (int k = 0; k < keys.rows(); ++k)
-      note.note("remove API key " + key_label(keys.str(k, 0)));
-    auto integrations = c.query(disabled_integrations_sql, org);
-    for (int k = 0; k < integrations.rows(); ++k)
-      note.note("remove integration '" + integrations.str(k, 0) + "'");
-    auto heartbeats = c.query(disabled_heartbeats_sql, org);
-    for (int k = 0; k < heartbeats.rows(); ++k)
-      note.note("remove heartbeat '" + heartbeats.str(k, 0) + "'");
+    turn_off(c, note, gone.int64(i, 0));
+  }
+  // Pages pending on a channel removed, or of an org turned off, are cancelled now;
+  // the orphan sweep cancels those a ladder makes later.
+  constexpr micros any_time = 253'402'300'799'000'000; // 9999-12-31, within timestamptz
+  auto cancelled = cancel_removed_channel_deliveries(
+      c, now_micros(), std::numeric_limits<int>::max(), any_time);
+  if (cancelled > 0) {
+    report.changed_rows += cancelled;
+    report.changes.push_back("cancel " + std::to_string(cancelled) +
+                             " pending page(s) of removed channels or disabled orgs");
   }
   return report;
 }

@@ -1,7 +1,8 @@
 // A page on a channel that provisioning removed
-// (docs/guarantees.md#nothing-waits-for-ever): an incident's ladder is written when it
-// opens, so its later steps may still name the channel; no channel actor will ever claim
-// those pages, and they must not wait for ever.
+// (docs/guarantees.md#provisioning-fails-closed): an incident's ladder is written when
+// it opens, so its later steps may still name the channel; no channel actor will ever
+// claim those pages: they are cancelled with the reason `channel removed`, never left
+// pending for ever.
 #include "support/database_fixture.hpp"
 #include "support/http_sink.hpp"
 #include "support/test_node.hpp"
@@ -30,10 +31,9 @@ std::string acme(const test::http_sink& sink, bool backup) {
 
 } // namespace
 
-TEST_CASE_METHOD(
-    test::database_fixture,
-    "a page due on a channel provisioning removed ends as a dead letter saying "
-    "so, not pending for ever") {
+TEST_CASE_METHOD(test::database_fixture,
+                 "a page due on a channel provisioning removed is cancelled with the "
+                 "reason 'channel removed', not pending for ever") {
   test::http_sink sink;
   db.provision(acme(sink, true));
   org = db.org_id("acme");
@@ -47,13 +47,45 @@ TEST_CASE_METHOD(
   db.provision(acme(sink, false));
   node.advance(300s); // its second step fires
   node.advance(60s);  // and the orphan sweep (every 60 s on the test node) passes
-  auto r =
-      db.sql().query("SELECT d.status, l.reason FROM delivery d LEFT JOIN dead_letter l "
-                     "ON l.org_id = d.org_id AND l.delivery_id = d.id "
-                     "WHERE d.incident_id = $1 AND d.channel = 'backup'",
-                     id);
+  auto r = db.sql().query("SELECT status, last_error FROM delivery "
+                          "WHERE incident_id = $1 AND channel = 'backup'",
+                          id);
   REQUIRE(r.rows() == 1);
-  CHECK(r.str(0, 0) == "DEAD");
-  CHECK(r.str(0, 1) == "channel 'backup' no longer exists (provisioning removed it)");
+  CHECK(r.str(0, 0) == "CANCELLED");
+  CHECK(r.str(0, 1) == "channel removed");
+  CHECK(db.count("SELECT count(*) FROM dead_letter") == 0);
+  CHECK(db.count("SELECT count(*) FROM timeline WHERE kind = 'delivery_cancelled' AND "
+                 "detail->>'channel' = 'backup' AND detail->>'reason' = "
+                 "'channel removed'") == 1);
   CHECK(sink.requests().size() == 1); // nothing sent to the removed endpoint
+}
+
+TEST_CASE_METHOD(test::database_fixture,
+                 "a page waiting for its retry on a channel provisioning removes is "
+                 "cancelled by the same change") {
+  test::http_sink sink;
+  sink.set_default_status(503);
+  db.provision(acme(sink, true));
+  org = db.org_id("acme");
+  test::test_node node{db};
+  node.adopt();
+  auto id = node.trigger(org, "removed-while-retrying").incident.id;
+  node.run();
+  REQUIRE(sink.requests().size() == 1);
+  REQUIRE(db.count("SELECT count(*) FROM delivery WHERE status = 'PENDING' AND "
+                   "channel = 'hook'") == 1); // its retry is 30 s away
+
+  std::string without_hook = acme(sink, false);
+  auto at = without_hook.find(R"({"name":"hook")");
+  without_hook.replace(at, without_hook.find('}', at) + 1 - at,
+                       R"({"name":"log","type":"log"})");
+  at = without_hook.find(R"("channel":"hook")");
+  without_hook.replace(at, 16, R"("channel":"log")");
+  db.provision(without_hook);
+  auto r = db.sql().query("SELECT status, last_error FROM delivery "
+                          "WHERE incident_id = $1 AND channel = 'hook'",
+                          id);
+  REQUIRE(r.rows() == 1);
+  CHECK(r.str(0, 0) == "CANCELLED");
+  CHECK(r.str(0, 1) == "channel removed");
 }

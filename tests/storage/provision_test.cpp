@@ -4,6 +4,7 @@
 #include "http/keys.hpp"
 #include "protocol/hash.hpp"
 #include "protocol/provisioning.hpp"
+#include "storage/answers.hpp"
 #include "storage/db.hpp"
 #include "storage/keys.hpp"
 #include "storage/provision.hpp"
@@ -125,6 +126,64 @@ TEST_CASE(
   test::belay_process no_db{{"provision", "--check", good.path()}};
   CHECK(no_db.wait_exit() == 0);
   CHECK(no_db.log().find("no database given") != std::string::npos);
+}
+
+TEST_CASE("belay provision FILE applies the file, prints what changed, and serves "
+          "nothing") {
+  test::test_database db;
+  db.provision(file({org("acme"), org("beta")}));
+  test::temp_file next{file({org("acme", "mail"), org("gamma")})};
+  test::belay_process apply{{"provision", next.path(), "--database-url", db.url()}};
+  CHECK(apply.wait_exit() == 0);
+  auto out = apply.log();
+  INFO(out);
+  CHECK(out.find("applied ") != std::string::npos);
+  CHECK(out.find("org 'acme': add channel 'mail'") != std::string::npos);
+  CHECK(out.find("org 'acme': remove channel 'log'") != std::string::npos);
+  CHECK(out.find("org 'acme': update policy 'default'") != std::string::npos);
+  CHECK(out.find("org 'gamma': add org") != std::string::npos);
+  CHECK(out.find("org 'beta': disable org (the file no longer names it)") !=
+        std::string::npos);
+  CHECK(out.find("-key") == std::string::npos); // keys only as hash prefixes
+  CHECK(db.count("SELECT count(*) FROM channel WHERE name = 'mail'") == 1);
+  CHECK(db.count("SELECT count(*) FROM channel WHERE name = 'log' AND org_id = "
+                 "(SELECT id FROM org WHERE name = 'acme')") == 0);
+  CHECK(db.count("SELECT count(*) FROM org WHERE name = 'beta' AND disabled_at IS NOT "
+                 "NULL") == 1);
+
+  test::belay_process again{{"provision", "--database-url", db.url(), next.path()}};
+  CHECK(again.wait_exit() == 0);
+  CHECK(again.log().find("nothing changed") != std::string::npos);
+
+  test::belay_process no_db{{"provision", next.path()}};
+  CHECK(no_db.wait_exit() == 2);
+  CHECK(no_db.log().find("no database") != std::string::npos);
+}
+
+TEST_CASE("a disabled org answers no link and verifies no reply") {
+  test::test_database db;
+  auto sms = [](const std::string& disabled) {
+    return R"({"orgs":[{"name":"acme",)" + disabled + R"("apiKeys":["acme-key"],
+      "channels":[{"name":"text","type":"sms","url":"http://127.0.0.1:9/sms",
+                   "account":"AC1","secret":"token","from":"+15550000"}],
+      "policies":[{"name":"default","steps":[{"targets":[{"channel":"text","to":"+1555"}]}]}]}]})";
+  };
+  db.provision(sms(""));
+  auto org_id = db.org_id("acme");
+  REQUIRE(storage::channel_named(db.sql(), org_id, "text"));
+  REQUIRE(storage::channels_sending_from(db.sql(), "sms", "+15550000").size() == 1);
+
+  auto report = storage::apply_provisioning(db.sql(), parsed(sms(R"("disabled":true,)")));
+  CHECK(std::find(report.changes.begin(), report.changes.end(),
+                  "org 'acme': disable org (\"disabled\": true)") !=
+        report.changes.end());
+  CHECK_FALSE(storage::channel_named(db.sql(), org_id, "text"));
+  CHECK(storage::channels_sending_from(db.sql(), "sms", "+15550000").empty());
+  CHECK(db.count("SELECT count(*) FROM api_key") == 0);
+  CHECK(db.count("SELECT count(*) FROM channel") == 1); // its definitions stay
+
+  storage::apply_provisioning(db.sql(), parsed(sms("")));
+  CHECK(storage::channel_named(db.sql(), org_id, "text"));
 }
 
 TEST_CASE("a bad --allowed-target-networks stops belay at start, naming the setting") {
