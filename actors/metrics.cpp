@@ -131,7 +131,39 @@ std::string number(double v) {
   return s.str();
 }
 
+labels without_tenants(const labels& l) {
+  labels out;
+  for (auto& label : l)
+    if (!names_tenant(label.first))
+      out.push_back(label);
+  return out;
+}
+
+// The families as a stranger may see them: series that differ only by tenant summed.
+std::map<std::string, family> tenant_free(const std::map<std::string, family>& all) {
+  std::map<std::string, family> out;
+  for (auto& [name, f] : all) {
+    auto& g = out[name];
+    g.type = f.type;
+    g.help = f.help;
+    for (auto& [l, v] : f.values)
+      g.values[without_tenants(l)] += v;
+    for (auto& [l, h] : f.histograms) {
+      auto& sum = g.histograms[without_tenants(l)];
+      for (size_t i = 0; i < bounds.size(); ++i)
+        sum.buckets[i] += h.buckets[i];
+      sum.count += h.count;
+      sum.sum += h.sum;
+    }
+  }
+  return out;
+}
+
 } // namespace
+
+bool names_tenant(const std::string& label) {
+  return label == "channel" || label == "org" || label == "user";
+}
 
 void count(const std::string& name, const labels& l, double by) {
   std::lock_guard lock{mutex};
@@ -166,10 +198,10 @@ void count_transition(bool ack) {
   count(ack ? name::acks_total : name::resolves_total);
 }
 
-std::string render() {
+std::string render(bool per_org) {
   std::lock_guard lock{mutex};
   std::ostringstream out;
-  for (auto& [name, f] : families()) {
+  for (auto& [name, f] : per_org ? families() : tenant_free(families())) {
     out << "# HELP " << name << " " << f.help << "\n# TYPE " << name << " " << f.type
         << "\n";
     for (auto& [l, v] : f.values)
