@@ -118,6 +118,17 @@ TEST_CASE("an alertmanager integration's bucket counts alerts, not posts") {
             .status == 429);
 }
 
+TEST_CASE("an integration key sent as an API key leaves the integration answering") {
+  test::served_belay belay;
+  CHECK(belay.get("/api/v1/incidents", "alpha-routing").status == 401);
+  CHECK(belay.enqueue("trigger", "wrong-kind").status == 202); // not 400 for 2 s
+  CHECK(belay
+            .post("/api/v1/integrations/alertmanager", test::alertmanager_body(""),
+                  "alpha-key")
+            .status == 401);
+  CHECK(belay.trigger("wrong-kind").status == 201);
+}
+
 TEST_CASE("an API key over --api-rate-limit-per-minute gets 429 with Retry-After") {
   test::served_belay belay{test::two_orgs(), 1, {"--api-rate-limit-per-minute", "3"}};
   for (int i = 0; i < 3; ++i)
