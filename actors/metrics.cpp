@@ -1,5 +1,7 @@
 #include "actors/metrics.hpp"
 
+#include "actors/metrics_tenants.hpp"
+
 #include <array>
 #include <cmath>
 #include <sstream>
@@ -198,10 +200,11 @@ void count_transition(bool ack) {
   count(ack ? name::acks_total : name::resolves_total);
 }
 
-std::string render(bool per_org) {
-  std::lock_guard lock{mutex};
+namespace {
+
+std::string render_families(const std::map<std::string, family>& all) {
   std::ostringstream out;
-  for (auto& [name, f] : per_org ? families() : tenant_free(families())) {
+  for (auto& [name, f] : all) {
     out << "# HELP " << name << " " << f.help << "\n# TYPE " << name << " " << f.type
         << "\n";
     for (auto& [l, v] : f.values)
@@ -216,6 +219,18 @@ std::string render(bool per_org) {
     }
   }
   return out.str();
+}
+
+} // namespace
+
+std::string render() {
+  std::lock_guard lock{mutex};
+  return render_families(families());
+}
+
+std::string render_tenant_free() {
+  std::lock_guard lock{mutex};
+  return render_families(tenant_free(families()));
 }
 
 } // namespace belay::metrics

@@ -58,12 +58,7 @@ double value(const std::string& name, const labels& l = {});
 // Counts a committed ack or resolve (belay_acks_total, belay_resolves_total).
 void count_transition(bool ack);
 
-// Labels that name a tenant's things (a channel's name is chosen by its org).
-bool names_tenant(const std::string& label);
-
-// Renders everything in the Prometheus text exposition format 0.0.4. Without
-// `per_org`, tenant labels are dropped and the series they told apart are summed
-// (docs/operations.md#metrics).
-std::string render(bool per_org = true);
+// Renders everything in the Prometheus text exposition format 0.0.4.
+std::string render();
 
 } // namespace belay::metrics

@@ -2,6 +2,7 @@
 #include "actors/metrics.hpp"
 
 #include "actors/actors.hpp"
+#include "actors/metrics_tenants.hpp"
 #include "http/respond.hpp"
 #include "protocol/hash.hpp"
 #include "storage/db.hpp"
@@ -51,7 +52,7 @@ void add_metrics_routes(routes& http, api& a) {
     else
       return;
     res.status = 200;
-    res.set_content(metrics::render(*with_tenants),
+    res.set_content(*with_tenants ? metrics::render() : metrics::render_tenant_free(),
                     "text/plain; version=0.0.4; charset=utf-8");
   });
 }

@@ -1,4 +1,5 @@
 // GET /metrics speaks the Prometheus text format and its numbers follow what happens.
+#include "support/metrics_token.hpp"
 #include "support/served_belay.hpp"
 
 #include <catch2/catch.hpp>

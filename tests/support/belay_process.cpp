@@ -1,5 +1,7 @@
 #include "support/belay_process.hpp"
 
+#include "support/metrics_token.hpp"
+
 #include <arpa/inet.h>
 #include <csignal>
 #include <cstdlib>

@@ -8,10 +8,6 @@
 
 namespace belay::test {
 
-// Every served node's metrics token (BELAY_METRICS_TOKEN) unless a test gives its own
-// --metrics-token: a scrape presenting it reads per-org (per-channel) series.
-inline const std::string metrics_token = "test-metrics-token";
-
 // A TCP port on 127.0.0.1 that was free a moment ago.
 int free_port();
 

@@ -1,5 +1,7 @@
 #include "support/served_belay.hpp"
 
+#include "support/metrics_token.hpp"
+
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <fstream>

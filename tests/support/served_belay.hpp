@@ -70,8 +70,7 @@ public:
   // Waits until the incident's first ladder step has fired and its deliveries to the log
   // channel went out, so that nothing about it changes on its own for a day.
   void wait_settled(int64_t incident_id);
-  // The value of one series in the node's /metrics (as its scraper sees it), 0 when
-  // absent.
+  // The value of one series in the node's /metrics, 0 when absent.
   double metric(const std::string& series, int node = 0);
   // The status of the one incident of alpha's the node holds, as its inspector shows it,
   // or "none held".
