@@ -78,7 +78,6 @@ void respawn(self_ptr self, int64_t org, int64_t id) {
               ++self->state.stats.respawned;
               org_counts::add(self->id(), h->incident.org_id,
                               org_counts::counted::respawned);
-              ++self->state.stats_of_org[h->incident.org_id].respawned;
               hold(self, std::move(*h));
             }
           },
@@ -272,7 +271,7 @@ void sweep_page(self_ptr self, storage::orphan_sweep req, uint64_t adopted) {
                 req.held.push_back(h.incident.id);
               else if (auto org = h.incident.org_id; hold(self, std::move(h))) {
                 ++now_adopted;
-                ++st.stats_of_org[org].adopted;
+                org_counts::add(self->id(), org, org_counts::counted::adopted);
               }
             }
             if (now_adopted > 0) {
@@ -388,7 +387,6 @@ registry(registry_actor::stateful_pointer<registry_state> self, deps d) {
             ++st.stats.created;
             auto& rec = r.held.incident;
             org_counts::add(self->id(), rec.org_id, org_counts::counted::created);
-            ++st.stats_of_org[rec.org_id].created;
             // A reopened incident whose resolve's actor is still here: that actor
             // follows the reopened row if it is still running, or is held again once
             // it is down.
@@ -404,7 +402,6 @@ registry(registry_actor::stateful_pointer<registry_state> self, deps d) {
           ++st.stats.deduplicated;
           org_counts::add(self->id(), r.held.incident.org_id,
                           org_counts::counted::deduplicated);
-          ++st.stats_of_org[r.held.incident.org_id].deduplicated;
           // A duplicate of an incident held elsewhere stays with its owner
           // (docs/architecture.md#ownership).
           if (auto actor = held_actor(self, r.held.incident.org_id, r.held.incident.id))
@@ -463,12 +460,6 @@ registry(registry_actor::stateful_pointer<registry_state> self, deps d) {
       [self](atom::stats) {
         auto stats = self->state.stats;
         stats.held = self->state.by_id.size();
-        return stats;
-      },
-      [self](atom::stats, int64_t org) {
-        auto stats = self->state.stats_of_org[org];
-        for (auto& [id, held] : self->state.by_id)
-          stats.held += held.org_id == org ? 1 : 0;
         return stats;
       },
   };
