@@ -1,5 +1,7 @@
 #include "actors/metrics.hpp"
 
+#include "actors/metrics_tenants.hpp"
+
 #include <array>
 #include <cmath>
 #include <sstream>
@@ -131,7 +133,39 @@ std::string number(double v) {
   return s.str();
 }
 
+labels without_tenants(const labels& l) {
+  labels out;
+  for (auto& label : l)
+    if (!names_tenant(label.first))
+      out.push_back(label);
+  return out;
+}
+
+// The families as a stranger may see them: series that differ only by tenant summed.
+std::map<std::string, family> tenant_free(const std::map<std::string, family>& all) {
+  std::map<std::string, family> out;
+  for (auto& [name, f] : all) {
+    auto& g = out[name];
+    g.type = f.type;
+    g.help = f.help;
+    for (auto& [l, v] : f.values)
+      g.values[without_tenants(l)] += v;
+    for (auto& [l, h] : f.histograms) {
+      auto& sum = g.histograms[without_tenants(l)];
+      for (size_t i = 0; i < bounds.size(); ++i)
+        sum.buckets[i] += h.buckets[i];
+      sum.count += h.count;
+      sum.sum += h.sum;
+    }
+  }
+  return out;
+}
+
 } // namespace
+
+bool names_tenant(const std::string& label) {
+  return label == "channel" || label == "org" || label == "user";
+}
 
 void count(const std::string& name, const labels& l, double by) {
   std::lock_guard lock{mutex};
@@ -166,10 +200,11 @@ void count_transition(bool ack) {
   count(ack ? name::acks_total : name::resolves_total);
 }
 
-std::string render() {
-  std::lock_guard lock{mutex};
+namespace {
+
+std::string render_families(const std::map<std::string, family>& all) {
   std::ostringstream out;
-  for (auto& [name, f] : families()) {
+  for (auto& [name, f] : all) {
     out << "# HELP " << name << " " << f.help << "\n# TYPE " << name << " " << f.type
         << "\n";
     for (auto& [l, v] : f.values)
@@ -184,6 +219,18 @@ std::string render() {
     }
   }
   return out.str();
+}
+
+} // namespace
+
+std::string render() {
+  std::lock_guard lock{mutex};
+  return render_families(families());
+}
+
+std::string render_tenant_free() {
+  std::lock_guard lock{mutex};
+  return render_families(tenant_free(families()));
 }
 
 } // namespace belay::metrics

@@ -3,6 +3,7 @@
 #include "actors/gather.hpp"
 #include "actors/incident.hpp"
 #include "actors/metrics.hpp"
+#include "actors/org_counts.hpp"
 #include "actors/trigger_lane.hpp"
 #include "protocol/commands.hpp"
 #include "storage/incidents.hpp"
@@ -75,6 +76,8 @@ void respawn(self_ptr self, int64_t org, int64_t id) {
           [self](std::optional<storage::held_incident>& h) {
             if (h && h->incident.status != status_resolved) {
               ++self->state.stats.respawned;
+              org_counts::add(self->id(), h->incident.org_id,
+                              org_counts::counted::respawned);
               hold(self, std::move(*h));
             }
           },
@@ -266,8 +269,10 @@ void sweep_page(self_ptr self, storage::orphan_sweep req, uint64_t adopted) {
             for (auto& h : found) {
               if (st.by_id.count(h.incident.id))
                 req.held.push_back(h.incident.id);
-              else if (hold(self, std::move(h)))
+              else if (auto org = h.incident.org_id; hold(self, std::move(h))) {
                 ++now_adopted;
+                org_counts::add(self->id(), org, org_counts::counted::adopted);
+              }
             }
             if (now_adopted > 0) {
               st.stats.adopted += now_adopted;
@@ -381,6 +386,7 @@ registry(registry_actor::stateful_pointer<registry_state> self, deps d) {
           if (r.created) {
             ++st.stats.created;
             auto& rec = r.held.incident;
+            org_counts::add(self->id(), rec.org_id, org_counts::counted::created);
             // A reopened incident whose resolve's actor is still here: that actor
             // follows the reopened row if it is still running, or is held again once
             // it is down.
@@ -394,6 +400,8 @@ registry(registry_actor::stateful_pointer<registry_state> self, deps d) {
             continue;
           }
           ++st.stats.deduplicated;
+          org_counts::add(self->id(), r.held.incident.org_id,
+                          org_counts::counted::deduplicated);
           // A duplicate of an incident held elsewhere stays with its owner
           // (docs/architecture.md#ownership).
           if (auto actor = held_actor(self, r.held.incident.org_id, r.held.incident.id))

@@ -96,6 +96,21 @@ const std::vector<setting_info>& setting_table() {
        "signs the answer tokens in pages; default: the secret generated at the first "
        "migration and stored in the database, shared by every node",
        true},
+
+      {"metrics-token", "BELAY_METRICS_TOKEN", "",
+       "a scrape of /metrics presenting it as 'Authorization: Bearer <token>' sees "
+       "per-org series (channel names); without it /metrics names no org, channel "
+       "or user",
+       true},
+      {"token-rate-limit-per-minute", "BELAY_TOKEN_RATE_LIMIT_PER_MINUTE",
+       text(d.token_rate_limit_per_minute),
+       "requests a minute per heartbeat ping key (/hb) and per answer link (/a, Twilio "
+       "voice ?t=), on each node (a token bucket; over it 429 with Retry-After)"},
+      {"address-rate-limit-per-minute", "BELAY_ADDRESS_RATE_LIMIT_PER_MINUTE",
+       text(d.address_rate_limit_per_minute),
+       "requests a minute per source address to /hb, /a and the Twilio and Slack "
+       "routes together, on each node (behind a proxy, every client is its address: "
+       "raise it)"},
   };
   return table;
 }
@@ -306,7 +321,8 @@ std::string describe(const settings& s) {
       << (s.allowed_target_networks.empty() ? "-" : s.allowed_target_networks)
       << " provision=" << (s.provision.empty() ? "-" : s.provision)
       << " public_url=" << public_url_of(s)
-      << " signing_secret=" << (s.signing_secret.empty() ? "stored" : "given");
+      << " signing_secret=" << (s.signing_secret.empty() ? "stored" : "given")
+      << " metrics_token=" << (s.metrics_token.empty() ? "-" : "given");
   return out.str();
 }
 

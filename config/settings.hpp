@@ -46,6 +46,13 @@ struct settings {
   int retention_days = static_cast<int>(node_options{}.retention_days);
   std::string public_url;     // empty: http://<listen>:<port> (public_url_of)
   std::string signing_secret; // empty: the one stored in the database
+
+  // The attack surface (docs/operations.md#metrics, docs/guarantees.md#rate-limits).
+  std::string metrics_token; // empty: /metrics shows no per-org series
+  int token_rate_limit_per_minute =
+      static_cast<int>(route_limit_options{}.per_token_per_minute);
+  int address_rate_limit_per_minute =
+      static_cast<int>(route_limit_options{}.per_address_per_minute);
   std::string config_file;
 };
 

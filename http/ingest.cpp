@@ -203,6 +203,12 @@ void alertmanager(api& a, const httplib::Request& req, httplib::Response& res) {
   protocol::am_counts counts;
   counts.grouping = !integration->group_by.empty();
   auto& alerts = std::get<protocol::am_webhook>(parsed).alerts;
+  // Its bucket counts alerts, not posts: the key's check took the first
+  // (docs/guarantees.md#rate-limits).
+  if (alerts.size() > 1)
+    if (auto wait = a.keys.charge_integration(bearer_key(req),
+                                              static_cast<double>(alerts.size() - 1)))
+      return reply_rate_limited(res, wait, "this integration key");
   if (!ping_watchdog(a, res, *integration, alerts, counts))
     return;
   for (auto& wave : waves_of(alerts))

@@ -3,6 +3,7 @@
 #include "protocol/hash.hpp"
 #include "storage/db.hpp"
 
+#include <algorithm>
 #include <iterator>
 
 namespace belay {
@@ -16,11 +17,33 @@ micros micros_of(std::chrono::steady_clock::time_point t) {
 
 } // namespace
 
-// The cached value of `key` while it is fresh, else what `load(connection, hash)` reads;
-// with `take`, one token from its bucket (kept across re-reads of the key).
+bool key_store::is_stored(known_hashes& known, const std::string& hash,
+                          clock::time_point now) {
+  std::lock_guard reading{known.reading};
+  {
+    std::lock_guard lock{mutex_};
+    if (known.read_at && now - *known.read_at < options_.unknown_ttl)
+      return known.hashes.count(hash) > 0;
+  }
+  std::vector<std::string> stored;
+  {
+    auto conn = db_.acquire();
+    stored = storage::key_hashes(*conn, known.table);
+  }
+  ++reads_;
+  std::lock_guard lock{mutex_};
+  known.hashes = std::unordered_set<std::string>(std::make_move_iterator(stored.begin()),
+                                                 std::make_move_iterator(stored.end()));
+  known.read_at = clock::now();
+  return known.hashes.count(hash) > 0;
+}
+
+// The cached value of `key` while it is fresh, else what `load(connection, hash)` reads
+// when its kind's stored hashes hold it; with `take`, one token from its bucket (kept
+// across re-reads of the key).
 template <class T, class Load, class Rate>
 admission<T> key_store::lookup(std::unordered_map<std::string, cached<T>>& cache,
-                               unknown_keys& unknown, std::string_view key, bool take,
+                               known_hashes& known, std::string_view key, bool take,
                                Load load, Rate rate) {
   admission<T> out;
   if (key.empty())
@@ -43,26 +66,16 @@ admission<T> key_store::lookup(std::unordered_map<std::string, cached<T>>& cache
       admit(it->second);
       return out;
     }
-    if (auto it = unknown.find(hash); it != unknown.end()) {
-      if (now - it->second < options_.unknown_ttl)
-        return out;
-      unknown.erase(it);
-    }
   }
   std::optional<T> found;
-  {
+  if (is_stored(known, hash, now)) {
     auto conn = db_.acquire();
     found = load(*conn, hash);
+    ++reads_;
   }
   std::lock_guard lock{mutex_};
-  ++reads_;
   if (!found) {
     cache.erase(hash);
-    if (unknown.size() >= max_unknown)
-      for (auto it = unknown.begin(); it != unknown.end();)
-        it = now - it->second >= options_.unknown_ttl ? unknown.erase(it) : std::next(it);
-    if (unknown.size() < max_unknown)
-      unknown[hash] = now;
     return out;
   }
   auto& entry = cache[hash]; // a re-read keeps the key's bucket
@@ -74,7 +87,7 @@ admission<T> key_store::lookup(std::unordered_map<std::string, cached<T>>& cache
 
 admission<int64_t> key_store::admit_api_key(std::string_view api_key) {
   return lookup(
-      orgs_, api_key, true,
+      orgs_, api_hashes_, api_key, true,
       [](storage::connection& c, const std::string& hash) -> std::optional<int64_t> {
         auto found = storage::find_api_key(c, hash);
         if (!found || !constant_time_equal(found->second, hash))
@@ -86,7 +99,7 @@ admission<int64_t> key_store::admit_api_key(std::string_view api_key) {
 
 admission<storage::integration_row> key_store::admit_integration(std::string_view key) {
   return lookup(
-      integrations_, key, true,
+      integrations_, integration_hashes_, key, true,
       [](storage::connection& c,
          const std::string& hash) -> std::optional<storage::integration_row> {
         auto found = storage::find_integration(c, hash);
@@ -99,9 +112,23 @@ admission<storage::integration_row> key_store::admit_integration(std::string_vie
       });
 }
 
+int64_t key_store::charge_integration(std::string_view key, double n) {
+  auto hash = sha256_hex(key);
+  std::lock_guard lock{mutex_};
+  auto it = integrations_.find(hash);
+  if (it == integrations_.end() || !(n > 0))
+    return 0;
+  auto per_minute = static_cast<double>(it->second.value.rate_limit_per_minute);
+  // The request's first token was taken when its key was checked.
+  auto cost = std::min(n, std::max(0.0, per_minute - 1));
+  auto taken =
+      protocol::take_tokens(it->second.bucket, per_minute, micros_of(clock::now()), cost);
+  return taken.allowed ? 0 : protocol::retry_after_seconds(taken.retry_after);
+}
+
 std::optional<int64_t> key_store::org_for(std::string_view api_key) {
   auto a = lookup(
-      orgs_, api_key, false,
+      orgs_, api_hashes_, api_key, false,
       [](storage::connection& c, const std::string& hash) -> std::optional<int64_t> {
         auto found = storage::find_api_key(c, hash);
         if (!found || !constant_time_equal(found->second, hash))
@@ -114,7 +141,7 @@ std::optional<int64_t> key_store::org_for(std::string_view api_key) {
 
 std::optional<storage::integration_row> key_store::integration_for(std::string_view key) {
   auto a = lookup(
-      integrations_, key, false,
+      integrations_, integration_hashes_, key, false,
       [](storage::connection& c,
          const std::string& hash) -> std::optional<storage::integration_row> {
         auto found = storage::find_integration(c, hash);
@@ -129,7 +156,7 @@ std::optional<storage::integration_row> key_store::integration_for(std::string_v
 std::optional<storage::heartbeat_key>
 key_store::heartbeat_for(std::string_view ping_key) {
   auto a = lookup(
-      heartbeats_, unknown_heartbeats_, ping_key, false,
+      heartbeats_, heartbeat_hashes_, ping_key, false,
       [](storage::connection& c,
          const std::string& hash) -> std::optional<storage::heartbeat_key> {
         auto found = storage::find_heartbeat(c, hash);

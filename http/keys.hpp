@@ -2,23 +2,28 @@
 // (docs/guarantees.md#rate-limits). Keys are stored as SHA-256 hashes.
 //
 // A known key is cached for `ttl` (10 s): a key that provisioning removed, on any
-// node, stops working everywhere within that. An unknown key is remembered as unknown
-// for `unknown_ttl` (2 s), at most max_unknown of them, so a flood of one bad key
-// does not reach the database with every request; a key just provisioned works within
-// that. Each known key has a token bucket (protocol/rate_limit.hpp) on this node: N
-// nodes allow up to N times the limit.
+// node, stops working everywhere within that. An unknown key is settled against the
+// set of every stored hash of its kind (API, integration, heartbeat: one set each, so a
+// key sent as the wrong kind harms nothing), read again at most every `unknown_ttl`
+// (2 s) when a miss finds it older: a flood of random keys costs one database read per
+// kind every 2 s, however many keys, and a key just provisioned works within that.
+// Memory holds the stored hashes only, never what a client sent. Each known key has a
+// token bucket (protocol/rate_limit.hpp) on this node: N nodes allow up to N times the
+// limit.
 #pragma once
 
 #include "protocol/rate_limit.hpp"
 #include "storage/heartbeats.hpp"
 #include "storage/keys.hpp"
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <mutex>
 #include <optional>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace belay {
 
@@ -40,8 +45,6 @@ struct key_store_options {
 
 class key_store {
 public:
-  static constexpr size_t max_unknown = 10'000;
-
   explicit key_store(storage::pool& db, key_store_options options = {})
       : db_(db), options_(options) {}
   key_store(storage::pool& db, std::chrono::milliseconds ttl)
@@ -51,6 +54,11 @@ public:
   admission<int64_t> admit_api_key(std::string_view api_key);
   admission<storage::integration_row> admit_integration(std::string_view key);
 
+  // `n` more tokens from a known integration key's bucket (an Alertmanager post costs
+  // one per alert: docs/guarantees.md#rate-limits); a cost over what the bucket can
+  // hold costs the whole bucket. 0 when taken, else the seconds to wait (none taken).
+  int64_t charge_integration(std::string_view key, double n);
+
   // Lookups that take nothing from a bucket.
   std::optional<int64_t> org_for(std::string_view api_key);
   std::optional<storage::integration_row> integration_for(std::string_view key);
@@ -58,7 +66,7 @@ public:
   // cache (a ping is as cheap as a lookup in memory).
   std::optional<storage::heartbeat_key> heartbeat_for(std::string_view ping_key);
 
-  // Database reads so far (tests: the negative cache).
+  // Database reads so far, of keys and of hash sets (tests: the negative cache).
   size_t reads() const { return reads_; }
 
 private:
@@ -68,16 +76,19 @@ private:
     clock::time_point read_at;
     protocol::token_bucket bucket;
   };
-  using unknown_keys = std::unordered_map<std::string, clock::time_point>;
+  // The stored hashes of one kind of key, as read at `read_at`.
+  struct known_hashes {
+    storage::key_table table;
+    std::unordered_set<std::string> hashes{};
+    std::optional<clock::time_point> read_at{};
+    std::mutex reading{}; // one reader at a time; the others use what it read
+  };
   template <class T, class Load, class Rate>
   admission<T> lookup(std::unordered_map<std::string, cached<T>>& cache,
-                      std::string_view key, bool take, Load load, Rate rate) {
-    return lookup(cache, unknown_, key, take, load, rate);
-  }
-  template <class T, class Load, class Rate>
-  admission<T> lookup(std::unordered_map<std::string, cached<T>>& cache,
-                      unknown_keys& unknown, std::string_view key, bool take, Load load,
+                      known_hashes& known, std::string_view key, bool take, Load load,
                       Rate rate);
+  // Whether `hash` is stored, from a set read at most unknown_ttl ago.
+  bool is_stored(known_hashes& known, const std::string& hash, clock::time_point now);
 
   storage::pool& db_;
   key_store_options options_;
@@ -85,9 +96,10 @@ private:
   std::unordered_map<std::string, cached<int64_t>> orgs_;
   std::unordered_map<std::string, cached<storage::integration_row>> integrations_;
   std::unordered_map<std::string, cached<storage::heartbeat_key>> heartbeats_;
-  unknown_keys unknown_;
-  unknown_keys unknown_heartbeats_;
-  size_t reads_ = 0;
+  known_hashes api_hashes_{storage::key_table::api_key};
+  known_hashes integration_hashes_{storage::key_table::integration};
+  known_hashes heartbeat_hashes_{storage::key_table::heartbeat};
+  std::atomic<size_t> reads_{0};
 };
 
 } // namespace belay

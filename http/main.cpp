@@ -241,9 +241,12 @@ int serve(const belay::settings& s) {
     a.listening = [listener] { return listener->listening(); };
   a.answers = answers;
   a.heartbeats = node.heartbeats;
+  a.metrics_token = s.metrics_token;
   a.max_streams = static_cast<size_t>(std::max(1, s.http_threads / 4));
-  belay::server http{a,
-                     belay::server_options{s.http_threads, s.http_read_timeout_seconds}};
+  belay::server_options http_options{s.http_threads, s.http_read_timeout_seconds};
+  http_options.limits.per_token_per_minute = s.token_rate_limit_per_minute;
+  http_options.limits.per_address_per_minute = s.address_rate_limit_per_minute;
+  belay::server http{a, http_options};
   int port = http.bind(s.listen, s.port);
   if (port < 0) {
     spdlog::error("cannot listen on {}:{} (address in use?)", s.listen, s.port);

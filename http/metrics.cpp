@@ -2,14 +2,38 @@
 #include "actors/metrics.hpp"
 
 #include "actors/actors.hpp"
+#include "actors/metrics_tenants.hpp"
 #include "http/respond.hpp"
+#include "protocol/hash.hpp"
 #include "storage/db.hpp"
 #include "storage/stats.hpp"
 
 namespace belay {
 
+namespace {
+
+// Per-org series for a scrape that presents --metrics-token; none for anyone else
+// (docs/operations.md#metrics). A wrong token is refused, so a misconfigured scraper
+// is noticed rather than quietly shown less.
+std::optional<bool> per_org(const api& a, const httplib::Request& req,
+                            httplib::Response& res) {
+  auto presented = bearer_key(req);
+  if (presented.empty())
+    return false;
+  if (!a.metrics_token.empty() && constant_time_equal(presented, a.metrics_token))
+    return true;
+  res.set_header("WWW-Authenticate", "Bearer");
+  reply_error(res, 401, "unauthorized", "wrong metrics token (--metrics-token)");
+  return std::nullopt;
+}
+
+} // namespace
+
 void add_metrics_routes(routes& http, api& a) {
-  http.Get("/metrics", [&a](const httplib::Request&, httplib::Response& res) {
+  http.Get("/metrics", [&a](const httplib::Request& req, httplib::Response& res) {
+    auto with_tenants = per_org(a, req, res);
+    if (!with_tenants)
+      return;
     {
       auto conn = a.db.acquire();
       for (auto& [status, n] : storage::unresolved_by_status(*conn))
@@ -28,7 +52,8 @@ void add_metrics_routes(routes& http, api& a) {
     else
       return;
     res.status = 200;
-    res.set_content(metrics::render(), "text/plain; version=0.0.4; charset=utf-8");
+    res.set_content(*with_tenants ? metrics::render() : metrics::render_tenant_free(),
+                    "text/plain; version=0.0.4; charset=utf-8");
   });
 }
 

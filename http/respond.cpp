@@ -37,9 +37,10 @@ void close_after_reply(httplib::Response& res) {
 
 void reply_rate_limited(httplib::Response& res, int64_t retry_after_seconds,
                         const std::string& what) {
-  metrics::count(
-      metrics::name::rate_limited_total,
-      {{"key", what.find("API") != std::string::npos ? "api" : "integration"}});
+  auto kind = what.find("API") != std::string::npos           ? "api"
+              : what.find("integration") != std::string::npos ? "integration"
+                                                              : "route";
+  metrics::count(metrics::name::rate_limited_total, {{"key", kind}});
   res.set_header("Retry-After", std::to_string(retry_after_seconds));
   reply_error(res, 429, "rate_limited",
               what + " is over its rate limit; retry after " +

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "http/api.hpp"
+#include "http/route_limits.hpp"
 
 #include <memory>
 #include <string>
@@ -12,6 +13,8 @@ struct server_options {
   // A connection sends a request's headers within this, and a request is answered
   // within three times this (streams excepted): http/connections.hpp.
   double read_timeout_seconds = 10;
+  // The heartbeat and answer routes' rate limits (docs/guarantees.md#rate-limits).
+  route_limit_options limits{};
 };
 
 class server {

@@ -6,6 +6,10 @@
 namespace belay::protocol {
 
 take_result take_token(token_bucket& b, double per_minute, micros now) {
+  return take_tokens(b, per_minute, now, 1);
+}
+
+take_result take_tokens(token_bucket& b, double per_minute, micros now, double n) {
   if (!(per_minute > 0))
     return {false, 60'000'000};
   const double capacity = per_minute;
@@ -19,11 +23,11 @@ take_result take_token(token_bucket& b, double per_minute, micros now) {
         std::min(capacity, b.tokens + static_cast<double>(now - b.updated) * per_micro);
     b.updated = now;
   }
-  if (b.tokens >= 1) {
-    b.tokens -= 1;
+  if (b.tokens >= n) {
+    b.tokens -= n;
     return {true, 0};
   }
-  auto wait = static_cast<micros>(std::ceil((1 - b.tokens) / per_micro));
+  auto wait = static_cast<micros>(std::ceil((n - b.tokens) / per_micro));
   return {false, std::max<micros>(wait, 1)};
 }
 

@@ -24,6 +24,8 @@ struct take_result {
 // Takes one token at `now`. A limit of 0 or less refuses everything; a clock that went
 // backwards refills nothing.
 take_result take_token(token_bucket& b, double per_minute, micros now);
+// Takes `n` tokens at once (an Alertmanager post costs one per alert), or none.
+take_result take_tokens(token_bucket& b, double per_minute, micros now, double n);
 
 // The Retry-After header's value: whole seconds, rounded up, at least 1.
 int64_t retry_after_seconds(micros wait);

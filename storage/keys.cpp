@@ -61,4 +61,16 @@ std::optional<integration_row> find_integration(connection& c,
   return read_row<integration_row>(r, 0, BELAY_ROW_READER(BELAY_INTEGRATION_COLUMN_LIST));
 }
 
+std::vector<std::string> key_hashes(connection& c, key_table table) {
+  const char* sql = table == key_table::api_key       ? "SELECT key_hash FROM api_key"
+                    : table == key_table::integration ? "SELECT key_hash FROM integration"
+                                                      : "SELECT key_hash FROM heartbeat";
+  auto r = c.query(sql);
+  std::vector<std::string> out;
+  out.reserve(static_cast<size_t>(r.rows()));
+  for (int i = 0; i < r.rows(); ++i)
+    out.push_back(r.str(i, 0));
+  return out;
+}
+
 } // namespace belay::storage

@@ -30,4 +30,9 @@ std::optional<std::pair<int64_t, std::string>> find_api_key(connection& c,
 std::optional<integration_row> find_integration(connection& c,
                                                 const std::string& key_hash);
 
+// Every stored hash of one kind of key: what settles an unknown key without a read per
+// key (http/keys.hpp).
+enum class key_table { api_key, integration, heartbeat };
+std::vector<std::string> key_hashes(connection& c, key_table table);
+
 } // namespace belay::storage

@@ -61,3 +61,42 @@ TEST_CASE("a key's rate limit survives the re-reads of its cache entry") {
   CHECK(refused.found);
   CHECK(refused.retry_after_seconds >= 1);
 }
+
+TEST_CASE("a key sent as the wrong kind does not make its own kind unknown") {
+  test::test_database db;
+  db.provision(test::ladder_org());
+  storage::pool pool{db.url(), 1};
+  key_store keys{pool};
+  // An integration key sent as an API key (a misconfigured client, or a probe) ...
+  CHECK_FALSE(keys.admit_api_key("acme-routing").found);
+  CHECK_FALSE(keys.heartbeat_for("acme-routing"));
+  // ... leaves the integration answering at once, not 2 s later.
+  CHECK(keys.admit_integration("acme-routing").found);
+  CHECK_FALSE(keys.integration_for("acme-key"));
+  CHECK(keys.org_for("acme-key") == db.org_id("acme"));
+}
+
+TEST_CASE("a flood of random keys does not send every miss to the database") {
+  test::test_database db;
+  db.provision(test::ladder_org());
+  storage::pool pool{db.url(), 1};
+  key_store keys{pool};
+  constexpr int flood = 100'000;
+  auto started = std::chrono::steady_clock::now();
+  for (int i = 0; i < flood; ++i) {
+    auto key = "random-" + std::to_string(i * 7919 + 13);
+    CHECK_FALSE(keys.admit_api_key(key).found);
+    CHECK_FALSE(keys.admit_integration(key).found);
+    CHECK_FALSE(keys.heartbeat_for(key));
+  }
+  std::chrono::duration<double> took = std::chrono::steady_clock::now() - started;
+  // One read of each kind's hashes per 2 s window (docs/guarantees.md#rate-limits), not
+  // one a key.
+  auto windows = static_cast<size_t>(took.count() / 2) + 1;
+  WARN(3 * flood << " random keys in " << took.count() << " s: " << keys.reads()
+                 << " database reads");
+  CHECK(keys.reads() <= 3 * windows);
+  // The real keys still work.
+  CHECK(keys.admit_api_key("acme-key").found);
+  CHECK(keys.admit_integration("acme-routing").found);
+}

@@ -1,4 +1,5 @@
 // GET /metrics speaks the Prometheus text format and its numbers follow what happens.
+#include "support/metrics_token.hpp"
 #include "support/served_belay.hpp"
 
 #include <catch2/catch.hpp>
@@ -46,7 +47,7 @@ std::map<std::string, double> parse_prometheus(const std::string& text) {
 
 TEST_CASE("/metrics is valid Prometheus text and its counters move with a scenario") {
   test::served_belay belay;
-  auto before = parse_prometheus(belay.get("/metrics", "").body);
+  auto before = parse_prometheus(belay.get("/metrics", test::metrics_token).body);
   auto created = R"(belay_events_total{format="native",outcome="created"})";
   CHECK(before[created] == 0);
 
@@ -61,7 +62,7 @@ TEST_CASE("/metrics is valid Prometheus text and its counters move with a scenar
                     "alpha-key")
               .status == 200);
 
-  auto text = belay.get("/metrics", "").body;
+  auto text = belay.get("/metrics", test::metrics_token).body;
   auto after = parse_prometheus(text);
   CHECK(after[created] == 1);
   CHECK(after[R"(belay_events_total{format="native",outcome="deduplicated"})"] == 1);
@@ -77,4 +78,53 @@ TEST_CASE("/metrics is valid Prometheus text and its counters move with a scenar
   CHECK(after["belay_step_lateness_seconds_count"] == 1);
   CHECK(after[R"(belay_delivery_latency_seconds_count{channel="log"})"] == 1);
   CHECK(text.find("# TYPE belay_step_lateness_seconds histogram") != std::string::npos);
+}
+
+TEST_CASE("/metrics names no org, channel or user without the metrics token") {
+  // Channels named after their orgs, so that any tenant name in the text is seen.
+  auto org = [](const std::string& name) {
+    return R"({"name":")" + name + R"(","apiKeys":[")" + name + R"(-key"],
+      "channels":[{"name":")" +
+           name + R"(-pager","type":"log"}],
+      "policies":[{"name":"default","steps":[{"delaySeconds":0,
+        "targets":[{"channel":")" +
+           name + R"(-pager","to":")" + name + R"(-oncall"}]}]}]})";
+  };
+  test::served_belay belay{R"({"orgs":[)" + org("alpha") + "," + org("beta") + "]}"};
+  for (auto key : {"alpha-key", "beta-key"}) {
+    auto r = belay.trigger("tenant-metrics", key);
+    REQUIRE(r.status == 201);
+    belay.wait_settled(test::id_of(r));
+  }
+
+  auto stranger = belay.get("/metrics", "");
+  REQUIRE(stranger.status == 200);
+  for (auto name : {"alpha", "beta", "pager", "oncall", "channel="}) {
+    INFO(name << " in\n" << stranger.body);
+    CHECK(stranger.body.find(name) == std::string::npos);
+  }
+  auto series = parse_prometheus(stranger.body);
+  CHECK(series[R"(belay_deliveries_total{outcome="sent"})"] == 2); // both orgs, summed
+  CHECK(series["belay_delivery_latency_seconds_count"] == 2);
+
+  auto scraper = parse_prometheus(belay.get("/metrics", test::metrics_token).body);
+  CHECK(scraper[R"(belay_deliveries_total{channel="alpha-pager",outcome="sent"})"] == 1);
+  CHECK(scraper[R"(belay_deliveries_total{channel="beta-pager",outcome="sent"})"] == 1);
+
+  // A wrong token (an org's API key is one) is refused, not shown less.
+  auto wrong = belay.client().Get("/metrics", {{"Authorization", "Bearer alpha-key"}});
+  REQUIRE(wrong);
+  CHECK(wrong->status == 401);
+  CHECK(wrong->get_header_value("WWW-Authenticate") == "Bearer");
+}
+
+TEST_CASE("without --metrics-token no scrape sees per-org series") {
+  test::served_belay belay{test::two_orgs(), 1, {"--metrics-token", ""}};
+  auto r = belay.trigger("untokened");
+  REQUIRE(r.status == 201);
+  belay.wait_settled(test::id_of(r));
+  auto text = belay.get("/metrics", "").body;
+  CHECK(text.find("channel=") == std::string::npos);
+  CHECK(belay.client().Get("/metrics", {{"Authorization", "Bearer "}})->status == 200);
+  CHECK(belay.get("/metrics", "anything").status == 401);
 }

@@ -78,6 +78,57 @@ TEST_CASE("an integration key over its rate limit gets 429 with Retry-After and 
   CHECK(belay.count("SELECT count(*) FROM incident") == before + 2);
 }
 
+namespace {
+
+// An Alertmanager post of `n` firing alerts, fingerprints <prefix>-0 …
+std::string am_alerts(const std::string& prefix, int n) {
+  std::string alerts;
+  for (int i = 0; i < n; ++i)
+    alerts += std::string{i ? "," : ""} +
+              R"({"status":"firing","labels":{"alertname":"A"},"fingerprint":")" +
+              prefix + "-" + std::to_string(i) + R"("})";
+  return test::alertmanager_body(alerts);
+}
+
+} // namespace
+
+TEST_CASE("an alertmanager integration's bucket counts alerts, not posts") {
+  auto doc = limited_org();
+  const std::string two_a_minute = R"("rateLimitPerMinute":2},)";
+  doc.replace(doc.find(two_a_minute, doc.find("alpha-am")), two_a_minute.size(),
+              R"("rateLimitPerMinute":10},)");
+  test::served_belay belay{doc};
+  REQUIRE(belay.post("/api/v1/integrations/alertmanager", am_alerts("a", 6), "alpha-am")
+              .status == 200);
+  auto before = belay.count("SELECT count(*) FROM incident");
+  // Four tokens left: five alerts are refused whole, and nothing is written.
+  httplib::Headers am_key{{"Authorization", "Bearer alpha-am"}};
+  auto refused = belay.client().Post("/api/v1/integrations/alertmanager", am_key,
+                                     am_alerts("b", 5), "application/json");
+  REQUIRE(refused);
+  CHECK(refused->status == 429);
+  CHECK(std::stoi(header(refused, "Retry-After")) >= 1);
+  CHECK(belay.count("SELECT count(*) FROM incident") == before);
+  // A post of more alerts than a whole bucket costs the whole bucket, never refused for
+  // ever: the other integration's two-a-minute bucket takes a post of five.
+  test::served_belay other{limited_org()};
+  REQUIRE(other.post("/api/v1/integrations/alertmanager", am_alerts("c", 5), "alpha-am")
+              .status == 200);
+  CHECK(other.post("/api/v1/integrations/alertmanager", am_alerts("d", 1), "alpha-am")
+            .status == 429);
+}
+
+TEST_CASE("an integration key sent as an API key leaves the integration answering") {
+  test::served_belay belay;
+  CHECK(belay.get("/api/v1/incidents", "alpha-routing").status == 401);
+  CHECK(belay.enqueue("trigger", "wrong-kind").status == 202); // not 400 for 2 s
+  CHECK(belay
+            .post("/api/v1/integrations/alertmanager", test::alertmanager_body(""),
+                  "alpha-key")
+            .status == 401);
+  CHECK(belay.trigger("wrong-kind").status == 201);
+}
+
 TEST_CASE("an API key over --api-rate-limit-per-minute gets 429 with Retry-After") {
   test::served_belay belay{test::two_orgs(), 1, {"--api-rate-limit-per-minute", "3"}};
   for (int i = 0; i < 3; ++i)

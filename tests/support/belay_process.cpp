@@ -1,5 +1,7 @@
 #include "support/belay_process.hpp"
 
+#include "support/metrics_token.hpp"
+
 #include <arpa/inet.h>
 #include <csignal>
 #include <cstdlib>
@@ -80,8 +82,10 @@ belay_process belay_process::serve(const std::string& database_url,
   args.insert(args.end(), extra.begin(), extra.end());
   // The tests' sinks listen on loopback, which outbound targets may not be otherwise
   // (docs/guarantees.md#outbound-targets); a flag in `extra` wins over the
-  // environment.
-  belay_process p{args, {{"BELAY_ALLOWED_TARGET_NETWORKS", "127.0.0.0/8,::1"}}};
+  // environment. So does the metrics token.
+  belay_process p{args,
+                  {{"BELAY_ALLOWED_TARGET_NETWORKS", "127.0.0.0/8,::1"},
+                   {"BELAY_METRICS_TOKEN", metrics_token}}};
   if (!p.wait_ready())
     throw std::runtime_error("belay did not become healthy:\n" + p.log());
   return p;

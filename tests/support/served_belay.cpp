@@ -1,5 +1,7 @@
 #include "support/served_belay.hpp"
 
+#include "support/metrics_token.hpp"
+
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <fstream>
@@ -24,7 +26,8 @@ std::string org(const std::string& name) {
 }
 
 std::vector<std::string> node_args(const std::string& provision_path, int node) {
-  return {"--provision", provision_path, "--node-id", "node-" + std::to_string(node)};
+  return {"--provision",     provision_path, "--node-id", "node-" + std::to_string(node),
+          "--metrics-token", metrics_token};
 }
 
 } // namespace
@@ -135,7 +138,7 @@ void served_belay::wait_settled(int64_t incident_id) {
 }
 
 double served_belay::metric(const std::string& series, int node) {
-  auto text = get("/metrics", "", node).body;
+  auto text = get("/metrics", metrics_token, node).body;
   auto at = text.find("\n" + series + " ");
   return at == std::string::npos ? 0 : std::stod(text.substr(at + series.size() + 2));
 }
