@@ -7,6 +7,7 @@
 #include "config/settings.hpp"
 #include "http/inspect_cli.hpp"
 #include "http/keys.hpp"
+#include "http/notify.hpp"
 #include "http/server.hpp"
 #include "protocol/provisioning.hpp"
 #include "storage/answers.hpp"
@@ -23,6 +24,7 @@
 #include <csignal>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <spdlog/spdlog.h>
 #include <sstream>
 #include <thread>
@@ -256,10 +258,14 @@ int serve(const belay::settings& s) {
   std::thread serving{[&] { http.run(); }};
   spdlog::info("belay {} serving on http://{}:{} (node {})", BELAY_VERSION, s.listen,
                port, s.node_id);
+  belay::notify_ready();
+  std::optional<belay::watchdog_pings> pings{std::in_place, sys, node};
 
   int sig = 0;
   sigwait(&stop_signals, &sig);
   spdlog::info("received {}, shutting down", sig == SIGINT ? "SIGINT" : "SIGTERM");
+  belay::notify_stopping();
+  pings.reset();
   http.stop(); // stops accepting; in-flight requests finish on their threads
   serving.join();
   caf::anon_send_exit(watching, caf::exit_reason::user_shutdown);

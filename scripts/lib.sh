@@ -10,7 +10,7 @@ BELAY_PACKAGES=(
   libcaf-dev libpq-dev rapidjson-dev libcpp-httplib-dev catch2
   libcurl4-openssl-dev libssl-dev libspdlog-dev libfmt-dev
   postgresql python3-aiosmtpd curl
-  libhowardhinnant-date-dev tzdata python3-icalendar
+  libhowardhinnant-date-dev tzdata python3-icalendar libsystemd-dev
   chromium nodejs
 )
 
@@ -22,6 +22,10 @@ BELAY_FUZZ_PACKAGES=(clang-14 libclang-rt-14-dev)
 # Debian's Patroni uses): scripts/ha installs these, and scripts/test when it can;
 # scripts/run only with BELAY_HA=1.
 BELAY_HA_PACKAGES=(patroni etcd-server etcd-client python3-etcd)
+
+# What scripts/package adds: debhelper builds the .deb, lintian checks it (the packaging
+# test), systemd-analyze checks the unit.
+BELAY_PACKAGE_PACKAGES=(debhelper dpkg-dev lintian systemd adduser)
 
 say() { printf '\033[1mbelay:\033[0m %s\n' "$*"; }
 
