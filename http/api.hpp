@@ -49,7 +49,7 @@ struct api {
   connection_guard* connections = nullptr; // the server's, once it exists
   size_t max_streams = 16; // console live streams at once (each holds an HTTP thread)
   heartbeat_actor heartbeats{}; // pings go to it (docs/guarantees.md#heartbeats)
-  std::string metrics_token;    // empty: /metrics never shows per-org series
+  std::string metrics_token{};  // empty: /metrics never shows per-org series
   caller_pool callers{};        // for ask(); declared after sys, so destroyed before it
 };
 
