@@ -206,6 +206,12 @@ void apply(settings& s, const std::string& key, const std::string& value,
     s.public_url = value;
   } else if (key == "signing-secret")
     s.signing_secret = value;
+  else if (key == "metrics-token")
+    s.metrics_token = value;
+  else if (key == "token-rate-limit-per-minute")
+    s.token_rate_limit_per_minute = to_int(name, value, 1);
+  else if (key == "address-rate-limit-per-minute")
+    s.address_rate_limit_per_minute = to_int(name, value, 1);
   else
     throw std::invalid_argument(where + "unknown setting '" + key + "' (see --help)");
 }
