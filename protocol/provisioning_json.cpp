@@ -3,6 +3,7 @@
 #include "protocol/json_writer.hpp"
 #include "protocol/policy_json.hpp"
 #include "protocol/schedule_json.hpp"
+#include "protocol/throttle.hpp"
 
 namespace belay::protocol {
 
@@ -19,18 +20,10 @@ void write_given(json_writer& w, const char* key, const std::string& value) {
     write_text(w, key, value);
 }
 
+// The channel row's own form (protocol/throttle.hpp) is the file's.
 void write_throttle(json_writer& w, const char* key, const throttle_windows& windows) {
   w.Key(key);
-  w.StartArray();
-  for (auto& window : windows) {
-    w.StartObject();
-    w.Key("count");
-    w.Int(window.count);
-    w.Key("seconds");
-    w.Double(window.seconds);
-    w.EndObject();
-  }
-  w.EndArray();
+  write_stored_json(w, throttle_json(windows));
 }
 
 void write_channel(json_writer& w, const channel_config& c) {
