@@ -1,5 +1,5 @@
 // The routes of the HTTP server. GET routes go to cpp-httplib as they are; every route
-// that takes a body (POST, DELETE) is dispatched by the server itself, after it read
+// that takes a body (POST, PUT, DELETE) is dispatched by the server itself, after it read
 // the body under the limits of docs/guarantees.md#bounded-input (512 KiB whether it came
 // with a Content-Length, chunked or compressed; form bodies too). A route may check the
 // request before its body is read (an API key in a header): a refused request's body
@@ -40,17 +40,23 @@ public:
     post_.push_back(make(pattern, std::move(handle), std::move(before_body)));
     return *this;
   }
+  routes& Put(const std::string& pattern, route_handler handle,
+              route_check before_body = {}) {
+    put_.push_back(make(pattern, std::move(handle), std::move(before_body)));
+    return *this;
+  }
   routes& Delete(const std::string& pattern, route_handler handle,
                  route_check before_body = {}) {
     delete_.push_back(make(pattern, std::move(handle), std::move(before_body)));
     return *this;
   }
 
-  // The route of a POST or DELETE, with the request's matches filled in; null if none.
+  // The route of a POST, PUT or DELETE, with the request's matches filled in; null if
+  // none.
   const route* find(httplib::Request& req) const {
-    auto& table = req.method == "POST" ? post_ : delete_;
-    if (req.method != "POST" && req.method != "DELETE")
+    if (req.method != "POST" && req.method != "PUT" && req.method != "DELETE")
       return nullptr;
+    auto& table = req.method == "POST" ? post_ : req.method == "PUT" ? put_ : delete_;
     for (auto& r : table)
       if (r.exact.empty() ? std::regex_match(req.path, req.matches, r.pattern)
                           : req.path == r.exact)
@@ -68,6 +74,7 @@ private:
 
   httplib::Server& http_;
   std::vector<route> post_;
+  std::vector<route> put_;
   std::vector<route> delete_;
 };
 

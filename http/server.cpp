@@ -80,7 +80,8 @@ struct server::impl {
   int listening_fd = -1;
   route_limits limits{options.limits};
 
-  // A POST or DELETE: its route's check, then its body under the limit, then the route.
+  // A POST, PUT or DELETE: its route's check, then its body under the limit, then the
+  // route.
   void dispatch(const httplib::Request& request, httplib::Response& res,
                 const httplib::ContentReader& read) {
     auto& req = const_cast<httplib::Request&>(request); // the server's own (see below)
@@ -280,6 +281,7 @@ server::server(api& a, server_options options) : impl_(new impl{a, options, {}})
   add_heartbeat_routes(table, impl_->a);
   add_maintenance_routes(table, impl_->a);
   add_change_routes(table, impl_->a);
+  add_config_routes(table, impl_->a);
   // Every method that may carry a body is read here, never by cpp-httplib (whose limit
   // holds for Content-Length only).
   auto dispatch = [this](const httplib::Request& req, httplib::Response& res,

@@ -192,7 +192,7 @@ provisioned_heartbeat read_heartbeat(const rapidjson::Value& value,
   provisioned_heartbeat h;
   h.name = r.required_string("name", max_name_chars);
   h.key = r.required_string("key", max_name_chars);
-  if (r.ok() && !url_safe_key(h.key))
+  if (r.ok() && h.key != stored_secret && !url_safe_key(h.key))
     r.fail("invalid_value", r.path_of("key"),
            quoted(r.path_of("key")) +
                " may hold only letters, digits and - . _ ~ (it is part of the ping URL)");
@@ -247,7 +247,7 @@ private:
 
   // Keys are secrets: a clash is reported by position only.
   void unique_key(const std::string& key, const std::string& path) {
-    if (!r_.ok())
+    if (!r_.ok() || key == stored_secret)
       return;
     if (has_whitespace_or_control(key)) {
       r_.fail("invalid_value", path,
@@ -262,14 +262,28 @@ private:
                   "; every key must be unique in the file");
   }
 
+  // The hashes of the org's keys cannot be matched to positions, so stored_secret
+  // keeps them all or none.
   void read_api_keys() {
     const rapidjson::Value* keys = r_.optional_array("apiKeys");
+    org_.api_keys_given = keys != nullptr;
+    size_t kept = 0;
     for (rapidjson::SizeType i = 0; keys && i < keys->Size() && r_.ok(); ++i) {
       const std::string path = element_path(r_.path_of("apiKeys"), i);
       std::string key =
           r_.string_value((*keys)[i], path, no_length_limit, blank::refused);
       unique_key(key, path);
+      kept += key == stored_secret;
+      if (r_.ok() && kept > 0 && kept <= i)
+        r_.fail("invalid_value", path,
+                quoted(path) + " mixes \"<set>\" with keys in plain text: give only "
+                               "\"<set>\" (keep the stored keys) or every key in plain "
+                               "text (replace them)");
       org_.api_keys.push_back(std::move(key));
+    }
+    if (kept > 0) {
+      org_.keep_api_keys = true;
+      org_.api_keys.clear();
     }
   }
 
@@ -536,7 +550,47 @@ private:
   provisioned_org org_;
 };
 
+template <class Items, class Secret>
+std::optional<error>
+unkept(const std::vector<Items>& given, const std::vector<Items>& stored,
+       const std::string& list_path, const char* field, Secret secret) {
+  for (size_t i = 0; i < given.size(); ++i) {
+    if (secret(given[i]) != stored_secret)
+      continue;
+    const bool known = std::any_of(stored.begin(), stored.end(), [&](const Items& s) {
+      return s.name == given[i].name;
+    });
+    if (known)
+      continue;
+    const std::string path = member_path(element_path(list_path, i), field);
+    return error{400, "invalid_provisioning",
+                 quoted(path) + " is \"<set>\", but \"" + given[i].name +
+                     "\" is new: there is no stored value to keep; give it in plain text",
+                 path};
+  }
+  return std::nullopt;
+}
+
 } // namespace
+
+std::optional<error> check_kept_secrets(const provisioned_org& given,
+                                        const provisioned_org& stored,
+                                        const std::string& org_path) {
+  const std::string channels = member_path(org_path, "channels");
+  if (auto e = unkept(given.channels, stored.channels, channels, "secret",
+                      [](const channel_config& c) { return c.secret; }))
+    return e;
+  if (auto e = unkept(given.channels, stored.channels, channels, "signingSecret",
+                      [](const channel_config& c) { return c.signing_secret; }))
+    return e;
+  if (auto e =
+          unkept(given.heartbeats, stored.heartbeats, member_path(org_path, "heartbeats"),
+                 "key", [](const provisioned_heartbeat& h) { return h.key; }))
+    return e;
+  return unkept(given.integrations, stored.integrations,
+                member_path(org_path, "integrations"), "key",
+                [](const provisioned_integration& i) { return i.key; });
+}
 
 parsed<provisioning> parse_provisioning(std::string_view json) {
   rapidjson::Document doc;

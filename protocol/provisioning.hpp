@@ -13,6 +13,11 @@
 
 namespace belay::protocol {
 
+// What GET /api/v1/config shows for a secret or key that is stored, and, given back in
+// its place, what keeps the stored one (docs/http.md#configuration-api): a channel's
+// secret or signingSecret, an integration's or heartbeat's key, an org's apiKeys.
+inline constexpr std::string_view stored_secret = "<set>";
+
 struct provisioned_integration {
   std::string name;
   std::string type; // events | alertmanager
@@ -44,7 +49,11 @@ struct provisioned_org {
   // Kept, but off: as an org the file leaves out
   // (docs/guarantees.md#provisioning-fails-closed).
   bool disabled = false;
-  std::vector<std::string> api_keys;    // plain text here; storage keeps only hashes
+  std::vector<std::string> api_keys; // plain text here; storage keeps only hashes
+  // apiKeys was in the document; keep_api_keys: it held only stored_secret, and the
+  // org's stored keys stay (api_keys is then empty).
+  bool api_keys_given = false;
+  bool keep_api_keys = false;
   std::vector<channel_config> channels; // org_id 0: storage assigns it
   std::vector<user_config> users;
   std::vector<schedule> schedules; // zones resolved
@@ -90,6 +99,15 @@ struct provisioning {
 // integrations.
 // Org names are unique in the file, other names within their org; keys (API,
 // integration and heartbeat keys) are unique in the whole file and contain no whitespace.
+// stored_secret stands for a stored secret or key (it may repeat); apiKeys holds either
+// only stored_secret or only keys in plain text.
 parsed<provisioning> parse_provisioning(std::string_view json);
+
+// A stored_secret in `given` where `stored` (the org as storage has it) has no item of
+// that name to keep it from: the path of the first, as an invalid_provisioning error.
+// `org_path` is the org's path in the document ("orgs[0]").
+std::optional<error> check_kept_secrets(const provisioned_org& given,
+                                        const provisioned_org& stored,
+                                        const std::string& org_path);
 
 } // namespace belay::protocol

@@ -3,6 +3,7 @@
 #include "protocol/hash.hpp"
 #include "protocol/json_writer.hpp"
 #include "protocol/policy_json.hpp"
+#include "protocol/provisioning_json.hpp"
 #include "protocol/schedule_json.hpp"
 #include "protocol/throttle.hpp"
 #include "storage/db.hpp"
@@ -49,25 +50,30 @@ constexpr const char* api_key_sql = R"sql(
 INSERT INTO api_key (org_id, key_hash) VALUES ($1, $2)
 ON CONFLICT (org_id, key_hash) DO NOTHING RETURNING 1)sql";
 
+// "<set>" (protocol::stored_secret) keeps a secret's stored value: compared and kept
+// here, never read out (docs/http.md#configuration-api). Only an existing row can keep
+// one; the API checks that before (protocol::check_kept_secrets).
 constexpr const char* channel_sql = R"sql(
 INSERT INTO channel AS c (org_id, name, type, url, secret, account, sender, max_attempts,
                           retry_base_seconds, retry_cap_seconds, timeout_seconds, failover_to,
                           signing_secret, throttle, status_throttle, bundle)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14::jsonb, $15::jsonb, $16)
 ON CONFLICT (org_id, name) DO UPDATE SET type = EXCLUDED.type, url = EXCLUDED.url,
-  secret = EXCLUDED.secret, account = EXCLUDED.account, sender = EXCLUDED.sender,
+  secret = CASE WHEN EXCLUDED.secret = '<set>' THEN c.secret ELSE EXCLUDED.secret END, account = EXCLUDED.account, sender = EXCLUDED.sender,
   max_attempts = EXCLUDED.max_attempts, retry_base_seconds = EXCLUDED.retry_base_seconds,
   retry_cap_seconds = EXCLUDED.retry_cap_seconds, timeout_seconds = EXCLUDED.timeout_seconds,
-  failover_to = EXCLUDED.failover_to, signing_secret = EXCLUDED.signing_secret,
+  failover_to = EXCLUDED.failover_to, signing_secret = CASE WHEN EXCLUDED.signing_secret = '<set>' THEN c.signing_secret
+                                      ELSE EXCLUDED.signing_secret END,
   throttle = EXCLUDED.throttle, status_throttle = EXCLUDED.status_throttle,
   bundle = EXCLUDED.bundle
 WHERE (c.type, c.url, c.secret, c.account, c.sender, c.max_attempts, c.retry_base_seconds,
        c.retry_cap_seconds, c.timeout_seconds, c.failover_to, c.signing_secret, c.throttle,
        c.status_throttle, c.bundle)
-  IS DISTINCT FROM (EXCLUDED.type, EXCLUDED.url, EXCLUDED.secret, EXCLUDED.account,
+  IS DISTINCT FROM (EXCLUDED.type, EXCLUDED.url, CASE WHEN EXCLUDED.secret = '<set>' THEN c.secret ELSE EXCLUDED.secret END, EXCLUDED.account,
        EXCLUDED.sender, EXCLUDED.max_attempts, EXCLUDED.retry_base_seconds,
        EXCLUDED.retry_cap_seconds, EXCLUDED.timeout_seconds, EXCLUDED.failover_to,
-       EXCLUDED.signing_secret, EXCLUDED.throttle, EXCLUDED.status_throttle,
+       CASE WHEN EXCLUDED.signing_secret = '<set>' THEN c.signing_secret
+                                      ELSE EXCLUDED.signing_secret END, EXCLUDED.throttle, EXCLUDED.status_throttle,
        EXCLUDED.bundle)
 RETURNING (xmax = 0))sql";
 
@@ -81,13 +87,16 @@ constexpr const char* integration_sql = R"sql(
 INSERT INTO integration AS i (org_id, name, type, key_hash, policy, shadow,
                               rate_limit_per_minute, heartbeat, group_by)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::text[])
-ON CONFLICT (org_id, name) DO UPDATE SET type = EXCLUDED.type, key_hash = EXCLUDED.key_hash,
+ON CONFLICT (org_id, name) DO UPDATE SET type = EXCLUDED.type,
+  key_hash = CASE WHEN EXCLUDED.key_hash = '<set>' THEN i.key_hash ELSE EXCLUDED.key_hash END,
   policy = EXCLUDED.policy, shadow = EXCLUDED.shadow,
   rate_limit_per_minute = EXCLUDED.rate_limit_per_minute, heartbeat = EXCLUDED.heartbeat,
   group_by = EXCLUDED.group_by
 WHERE (i.type, i.key_hash, i.policy, i.shadow, i.rate_limit_per_minute, i.heartbeat,
        i.group_by)
-  IS DISTINCT FROM (EXCLUDED.type, EXCLUDED.key_hash, EXCLUDED.policy, EXCLUDED.shadow,
+  IS DISTINCT FROM (EXCLUDED.type,
+                    CASE WHEN EXCLUDED.key_hash = '<set>' THEN i.key_hash
+                         ELSE EXCLUDED.key_hash END, EXCLUDED.policy, EXCLUDED.shadow,
                     EXCLUDED.rate_limit_per_minute, EXCLUDED.heartbeat, EXCLUDED.group_by)
 RETURNING (xmax = 0))sql";
 
@@ -98,7 +107,8 @@ constexpr const char* heartbeat_sql = R"sql(
 INSERT INTO heartbeat AS h (org_id, name, key_hash, policy, period_seconds, grace_seconds,
                             alert_if_never_pinged)
 VALUES ($1, $2, $3, $4, $5, $6, $7)
-ON CONFLICT (org_id, name) DO UPDATE SET key_hash = EXCLUDED.key_hash,
+ON CONFLICT (org_id, name) DO UPDATE SET
+  key_hash = CASE WHEN EXCLUDED.key_hash = '<set>' THEN h.key_hash ELSE EXCLUDED.key_hash END,
   policy = EXCLUDED.policy, period_seconds = EXCLUDED.period_seconds,
   grace_seconds = EXCLUDED.grace_seconds,
   alert_if_never_pinged = EXCLUDED.alert_if_never_pinged,
@@ -112,7 +122,8 @@ ON CONFLICT (org_id, name) DO UPDATE SET key_hash = EXCLUDED.key_hash,
                  END,
   version = h.version + 1
 WHERE (h.key_hash, h.policy, h.period_seconds, h.grace_seconds, h.alert_if_never_pinged)
-  IS DISTINCT FROM (EXCLUDED.key_hash, EXCLUDED.policy, EXCLUDED.period_seconds,
+  IS DISTINCT FROM (CASE WHEN EXCLUDED.key_hash = '<set>' THEN h.key_hash
+                         ELSE EXCLUDED.key_hash END, EXCLUDED.policy, EXCLUDED.period_seconds,
                     EXCLUDED.grace_seconds, EXCLUDED.alert_if_never_pinged)
 RETURNING (xmax = 0))sql";
 
@@ -144,45 +155,6 @@ const std::string prune_policies_sql = prune_statement("policy", "name");
 const std::string prune_heartbeats_sql = prune_statement("heartbeat", "name");
 const std::string prune_integrations_sql = prune_statement("integration", "name");
 
-// A user as stored: the provisioning shape without the name (the row's key).
-std::string user_definition(const user_config& u) {
-  rapidjson::StringBuffer out;
-  protocol::json_writer w(out);
-  w.StartObject();
-  w.Key("fullName");
-  protocol::write_string(w, u.full_name);
-  w.Key("timeZone");
-  protocol::write_string(w, u.time_zone);
-  w.Key("contacts");
-  w.StartArray();
-  for (auto& c : u.contacts) {
-    w.StartObject();
-    w.Key("name");
-    protocol::write_string(w, c.name);
-    w.Key("channel");
-    protocol::write_string(w, c.channel);
-    w.Key("to");
-    protocol::write_string(w, c.to);
-    w.Key("statusUpdates");
-    w.Bool(c.status_updates);
-    w.EndObject();
-  }
-  w.EndArray();
-  w.Key("rules");
-  w.StartArray();
-  for (auto& r : u.rules) {
-    w.StartObject();
-    w.Key("contact");
-    protocol::write_string(w, r.contact);
-    w.Key("delaySeconds");
-    w.Double(r.delay_seconds);
-    w.EndObject();
-  }
-  w.EndArray();
-  w.EndObject();
-  return protocol::to_string(out);
-}
-
 // A text[] parameter.
 std::string text_array(const std::vector<std::string>& items) {
   std::string list = "{";
@@ -200,6 +172,12 @@ std::string text_array(const std::vector<std::string>& items) {
   return list + "}";
 }
 
+// A key's hash, or stored_secret itself (no hash is "<set>"), which the upserts keep
+// the stored hash for.
+std::string hash_or_kept(const std::string& key) {
+  return key == protocol::stored_secret ? std::string{key} : sha256_hex(key);
+}
+
 std::string key_label(const std::string& hash) {
   return "sha256:" + hash.substr(0, 12);
 }
@@ -215,9 +193,18 @@ public:
   }
 
   // An upsert's RETURNING (xmax = 0): a row when something changed, true when added.
-  void upserted(const result& r, const char* kind, const std::string& name) {
-    if (r.rows() == 1)
-      note(std::string{r.boolean(0, 0) ? "add " : "update "} + kind + " '" + name + "'");
+  // `kept`: the item gave "<set>" for a secret or key, which only a stored row has
+  // (the API checks before: protocol::check_kept_secrets; a file may not).
+  void upserted(const result& r, const char* kind, const std::string& name,
+                bool kept = false) {
+    if (r.rows() != 1)
+      return;
+    const bool added = r.boolean(0, 0);
+    if (added && kept)
+      throw db_error(std::string{kind} + " '" + name +
+                         "' is new: \"<set>\" has no stored secret or key to keep",
+                     "22023");
+    note(std::string{added ? "add " : "update "} + kind + " '" + name + "'");
   }
 
   // Removes the org's rows that `keep` does not name (prune_statements).
@@ -267,98 +254,92 @@ void turn_off(connection& c, changes& note, int64_t org) {
   }
 }
 
-provision_report apply(connection& c, const protocol::provisioning& p) {
-  c.exec(lock_sql);
-  provision_report report;
-  std::vector<std::string> org_names;
-  for (auto& o : p.orgs) {
-    org_names.push_back(o.name);
-    changes note{report, o.name};
-    auto org_row = c.query(org_sql, o.name);
-    int64_t org = org_row.int64(0, 0);
-    if (org_row.boolean(0, 1))
-      note.note("add org");
-    else if (!o.disabled && c.query(enable_sql, org).rows() == 1)
-      note.note("enable org (it was disabled)");
-    ++report.orgs;
-    if (o.disabled) {
-      if (c.query(disable_named_sql, org).rows() == 1)
-        note.note("disable org (\"disabled\": true)");
-      turn_off(c, note, org);
-    } else {
-      std::vector<std::string> hashes;
-      for (auto& key : o.api_keys) {
-        hashes.push_back(sha256_hex(key));
-        if (c.query(api_key_sql, org, hashes.back()).rows() == 1)
-          note.note("add API key " + key_label(hashes.back()));
-      }
-      note.prune(c, prune_api_keys_sql, org, hashes, "API key", true);
+void apply_org(connection& c, provision_report& report,
+               const protocol::provisioned_org& o) {
+  changes note{report, o.name};
+  auto org_row = c.query(org_sql, o.name);
+  int64_t org = org_row.int64(0, 0);
+  if (org_row.boolean(0, 1))
+    note.note("add org");
+  else if (!o.disabled && c.query(enable_sql, org).rows() == 1)
+    note.note("enable org (it was disabled)");
+  ++report.orgs;
+  if (o.disabled) {
+    if (c.query(disable_named_sql, org).rows() == 1)
+      note.note("disable org (\"disabled\": true)");
+    turn_off(c, note, org);
+  } else if (!o.keep_api_keys) {
+    std::vector<std::string> hashes;
+    for (auto& key : o.api_keys) {
+      hashes.push_back(sha256_hex(key));
+      if (c.query(api_key_sql, org, hashes.back()).rows() == 1)
+        note.note("add API key " + key_label(hashes.back()));
     }
-
-    std::vector<std::string> names;
-    for (auto& ch : o.channels) {
-      names.push_back(ch.name);
-      note.upserted(c.query(channel_sql, org, ch.name, ch.type, ch.url, ch.secret,
-                            ch.account, ch.from, ch.max_attempts, ch.retry_base_seconds,
-                            ch.retry_cap_seconds, ch.timeout_seconds, ch.failover_to,
-                            ch.signing_secret, protocol::throttle_json(ch.throttle),
-                            protocol::throttle_json(ch.status_throttle), ch.bundle),
-                    "channel", ch.name);
-    }
-    note.prune(c, prune_channels_sql, org, names, "channel");
-    names.clear();
-    for (auto& u : o.users) {
-      names.push_back(u.name);
-      note.upserted(c.query(user_sql, org, u.name, user_definition(u)), "user", u.name);
-    }
-    note.prune(c, prune_users_sql, org, names, "user");
-    names.clear();
-    for (auto& sch : o.schedules) {
-      names.push_back(sch.name);
-      note.upserted(c.query(schedule_sql, org, sch.name, protocol::render_schedule(sch)),
-                    "schedule", sch.name);
-    }
-    note.prune(c, prune_schedules_sql, org, names, "schedule");
-    names.clear();
-    for (auto& pol : o.policies) {
-      names.push_back(pol.name);
-      note.upserted(c.query(policy_sql, org, pol.name, protocol::render_policy(pol)),
-                    "policy", pol.name);
-    }
-    note.prune(c, prune_policies_sql, org, names, "policy");
-
-    if (o.disabled)
-      continue; // its keys, heartbeats and integrations went with turn_off
-
-    // Removed monitors stop: their rows go, and their ping keys with them.
-    names.clear();
-    for (auto& hb : o.heartbeats) {
-      names.push_back(hb.name);
-      note.upserted(c.query(heartbeat_sql, org, hb.name, sha256_hex(hb.key), hb.policy,
-                            hb.period_seconds, hb.grace_seconds,
-                            hb.alert_if_never_pinged),
-                    "heartbeat", hb.name);
-    }
-    note.prune(c, prune_heartbeats_sql, org, names, "heartbeat");
-
-    names.clear();
-    for (auto& in : o.integrations) {
-      names.push_back(in.name);
-      note.upserted(c.query(integration_sql, org, in.name, in.type, sha256_hex(in.key),
-                            in.policy, in.shadow, in.rate_limit_per_minute, in.heartbeat,
-                            text_array(in.group_by)),
-                    "integration", in.name);
-    }
-    note.prune(c, prune_integrations_sql, org, names, "integration");
+    note.prune(c, prune_api_keys_sql, org, hashes, "API key", true);
   }
-  auto gone = c.query(disable_sql, text_array(org_names));
-  for (int i = 0; i < gone.rows(); ++i) {
-    changes note{report, gone.str(i, 1)};
-    note.note("disable org (the file no longer names it)");
-    turn_off(c, note, gone.int64(i, 0));
+
+  std::vector<std::string> names;
+  for (auto& ch : o.channels) {
+    names.push_back(ch.name);
+    note.upserted(c.query(channel_sql, org, ch.name, ch.type, ch.url, ch.secret,
+                          ch.account, ch.from, ch.max_attempts, ch.retry_base_seconds,
+                          ch.retry_cap_seconds, ch.timeout_seconds, ch.failover_to,
+                          ch.signing_secret, protocol::throttle_json(ch.throttle),
+                          protocol::throttle_json(ch.status_throttle), ch.bundle),
+                  "channel", ch.name,
+                  ch.secret == protocol::stored_secret ||
+                      ch.signing_secret == protocol::stored_secret);
   }
-  // Pages pending on a channel removed, or of an org turned off, are cancelled now;
-  // the orphan sweep cancels those a ladder makes later.
+  note.prune(c, prune_channels_sql, org, names, "channel");
+  names.clear();
+  for (auto& u : o.users) {
+    names.push_back(u.name);
+    note.upserted(c.query(user_sql, org, u.name, protocol::render_user_definition(u)),
+                  "user", u.name);
+  }
+  note.prune(c, prune_users_sql, org, names, "user");
+  names.clear();
+  for (auto& sch : o.schedules) {
+    names.push_back(sch.name);
+    note.upserted(c.query(schedule_sql, org, sch.name, protocol::render_schedule(sch)),
+                  "schedule", sch.name);
+  }
+  note.prune(c, prune_schedules_sql, org, names, "schedule");
+  names.clear();
+  for (auto& pol : o.policies) {
+    names.push_back(pol.name);
+    note.upserted(c.query(policy_sql, org, pol.name, protocol::render_policy(pol)),
+                  "policy", pol.name);
+  }
+  note.prune(c, prune_policies_sql, org, names, "policy");
+
+  if (o.disabled)
+    return; // its keys, heartbeats and integrations went with turn_off
+
+  // Removed monitors stop: their rows go, and their ping keys with them.
+  names.clear();
+  for (auto& hb : o.heartbeats) {
+    names.push_back(hb.name);
+    note.upserted(c.query(heartbeat_sql, org, hb.name, hash_or_kept(hb.key), hb.policy,
+                          hb.period_seconds, hb.grace_seconds, hb.alert_if_never_pinged),
+                  "heartbeat", hb.name, hb.key == protocol::stored_secret);
+  }
+  note.prune(c, prune_heartbeats_sql, org, names, "heartbeat");
+
+  names.clear();
+  for (auto& in : o.integrations) {
+    names.push_back(in.name);
+    note.upserted(c.query(integration_sql, org, in.name, in.type, hash_or_kept(in.key),
+                          in.policy, in.shadow, in.rate_limit_per_minute, in.heartbeat,
+                          text_array(in.group_by)),
+                  "integration", in.name, in.key == protocol::stored_secret);
+  }
+  note.prune(c, prune_integrations_sql, org, names, "integration");
+}
+
+// Pages pending on a channel removed, or of an org turned off, are cancelled now; the
+// orphan sweep cancels those a ladder makes later.
+void cancel_orphans(connection& c, provision_report& report) {
   constexpr micros any_time = 253'402'300'799'000'000; // 9999-12-31, within timestamptz
   auto cancelled = cancel_removed_channel_deliveries(
       c, now_micros(), std::numeric_limits<int>::max(), any_time);
@@ -367,18 +348,41 @@ provision_report apply(connection& c, const protocol::provisioning& p) {
     report.changes.push_back("cancel " + std::to_string(cancelled) +
                              " pending page(s) of removed channels or disabled orgs");
   }
+}
+
+provision_report apply(connection& c, const protocol::provisioning& p) {
+  c.exec(lock_sql);
+  provision_report report;
+  std::vector<std::string> org_names;
+  for (auto& o : p.orgs) {
+    org_names.push_back(o.name);
+    apply_org(c, report, o);
+  }
+  auto gone = c.query(disable_sql, text_array(org_names));
+  for (int i = 0; i < gone.rows(); ++i) {
+    changes note{report, gone.str(i, 1)};
+    note.note("disable org (the file no longer names it)");
+    turn_off(c, note, gone.int64(i, 0));
+  }
+  cancel_orphans(c, report);
   return report;
 }
 
-} // namespace
+provision_report apply_one(connection& c, const protocol::provisioned_org& o) {
+  c.exec(lock_sql);
+  provision_report report;
+  apply_org(c, report, o);
+  cancel_orphans(c, report);
+  return report;
+}
 
-provision_report apply_provisioning(connection& c, const protocol::provisioning& p,
-                                    bool dry_run) {
+// `work` in one transaction, rolled back when `dry_run`.
+template <class Work> provision_report run(connection& c, bool dry_run, Work&& work) {
   if (!dry_run)
-    return transaction(c, [&] { return apply(c, p); });
+    return transaction(c, work);
   c.exec("BEGIN");
   try {
-    auto report = apply(c, p);
+    auto report = work();
     c.exec("ROLLBACK");
     return report;
   } catch (...) {
@@ -386,6 +390,18 @@ provision_report apply_provisioning(connection& c, const protocol::provisioning&
       c.exec("ROLLBACK");
     throw;
   }
+}
+
+} // namespace
+
+provision_report apply_provisioning(connection& c, const protocol::provisioning& p,
+                                    bool dry_run) {
+  return run(c, dry_run, [&] { return apply(c, p); });
+}
+
+provision_report apply_org_provisioning(connection& c, const protocol::provisioned_org& o,
+                                        bool dry_run) {
+  return run(c, dry_run, [&] { return apply_one(c, o); });
 }
 
 std::vector<named_statement> provision_statements() {

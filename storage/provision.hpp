@@ -29,4 +29,10 @@ struct provision_report {
 provision_report apply_provisioning(connection& c, const protocol::provisioning& p,
                                     bool dry_run = false);
 
+// The same for one org alone (PUT /api/v1/config): other orgs are left as they are.
+// `keep_api_keys` keeps the org's stored keys; "<set>" secrets and keys keep theirs
+// (protocol::stored_secret).
+provision_report apply_org_provisioning(connection& c, const protocol::provisioned_org& o,
+                                        bool dry_run = false);
+
 } // namespace belay::storage

@@ -101,6 +101,16 @@ protocol::org_people load_people(connection& c, int64_t org_id, micros at) {
   return people;
 }
 
+std::vector<user_config> load_users(connection& c, int64_t org_id) {
+  auto r = c.query(
+      "SELECT name, definition::text FROM app_user WHERE org_id = $1 ORDER BY name",
+      org_id);
+  std::vector<user_config> out;
+  for (int i = 0; i < r.rows(); ++i)
+    out.push_back(user_of(r.str(i, 0), r.text(i, 1)));
+  return out;
+}
+
 std::vector<protocol::schedule> load_schedules(connection& c, int64_t org_id) {
   auto r = c.query(
       "SELECT definition::text FROM schedule WHERE org_id = $1 ORDER BY name", org_id);

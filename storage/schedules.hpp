@@ -13,6 +13,9 @@ namespace belay::storage {
 
 class connection;
 
+// The users of an org, in name order, as provisioning stored them.
+std::vector<user_config> load_users(connection& c, int64_t org_id);
+
 // The org's schedules by name, zones resolved.
 std::vector<protocol::schedule> load_schedules(connection& c, int64_t org_id);
 std::optional<protocol::schedule> load_schedule(connection& c, int64_t org_id,
