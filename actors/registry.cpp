@@ -4,6 +4,7 @@
 #include "actors/incident.hpp"
 #include "actors/metrics.hpp"
 #include "actors/org_counts.hpp"
+#include "actors/test_hooks.hpp"
 #include "actors/trigger_lane.hpp"
 #include "protocol/commands.hpp"
 #include "storage/incidents.hpp"
@@ -362,7 +363,7 @@ registry(registry_actor::stateful_pointer<registry_state> self, deps d) {
       respawn(self, org, id); // reopened while its old actor was exiting
       return;
     }
-    if (msg.reason != caf::exit_reason::normal) {
+    if (msg.reason != caf::exit_reason::normal && !test_hooks::no_respawn) {
       spdlog::warn("registry: incident {} actor died ({}), respawning", id,
                    to_string(msg.reason));
       respawn(self, org, id);

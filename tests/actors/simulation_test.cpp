@@ -1,23 +1,27 @@
-// A randomized, deterministic simulation of one org's life (issue 16; FoundationDB's and
-// TigerBeetle's simulation testing are the model): a seeded generator picks thousands of
-// operations — triggers and duplicates, acks, resolves, hours of simulated time, webhook
-// answers that succeed, fail, refuse for good or time out, replies of committed
-// statements lost on the way back (a fault_proxy between the node and PostgreSQL),
-// incident actors killed, the node restarted or replaced — against the real actors on the
-// simulated clock and a real PostgreSQL, and the guarantees are checked after every
-// operation. A failure prints the seed and the operations that led to it;
-// BELAY_SIM_SEED=<seed> replays exactly that run. CI runs seeds BELAY_SIM_FIRST_SEED (1)
-// onwards, BELAY_SIM_SEEDS (3) of them, each for BELAY_SIM_OPS (400) operations;
-// `scripts/test --soak N` runs N seeds from a random start.
-#include "support/http_sink.hpp"
-#include "support/policies.hpp"
-#include "support/postgres_proxy.hpp"
+// A randomized, deterministic simulation of one org's life, checked like a model checker
+// (issues 16 and 41; FoundationDB's and TigerBeetle's simulation testing are the model):
+// a seeded generator picks operations — triggers and duplicates, acks, resolves, an ack
+// racing the next timer, hours of simulated time, webhook answers that succeed, fail,
+// refuse for good or time out, replies of committed statements lost on the way back,
+// every PostgreSQL connection reset, the database refusing connections for one operation,
+// incident actors killed, the node restarted, replaced or restarted with its clock
+// stepped — against the real actors on the simulated clock and a real PostgreSQL. The
+// client side journals every operation and its answer (simulation_journal.hpp); the sink
+// reads the database the moment each page arrives. After every operation the invariants
+// of simulation_invariants.hpp are checked against the database, the sink's requests and
+// the journal (docs/guarantees.md#simulation). A failure prints the seed and every
+// operation of the run; BELAY_SIM_SEED=<seed> replays exactly that run. CI runs seeds
+// BELAY_SIM_FIRST_SEED (1) onwards, BELAY_SIM_SEEDS of them, each for BELAY_SIM_OPS
+// operations; `scripts/test --soak N` runs N seeds from a random start. Each invariant
+// has a planted-bug test below: one guard switched off (actors/test_hooks.hpp), the same
+// seeds must catch it.
+#include "actors/test_hooks.hpp"
+#include "simulation_invariants.hpp"
 #include "support/test_node.hpp"
 
 #include <caf/send.hpp>
 #include <catch2/catch.hpp>
 #include <cstdlib>
-#include <deque>
 #include <map>
 #include <memory>
 #include <random>
@@ -27,12 +31,6 @@ using namespace belay;
 using namespace std::chrono_literals;
 
 namespace {
-
-constexpr micros second = 1'000'000;
-// The node polls channels and releases lapsed claims every 60 simulated seconds
-// (test_node), and a replaced node's incidents wait for its 30 s lease to lapse: a step
-// or a delivery later than this is overdue, not merely waiting for its timer.
-constexpr micros overdue_after = 180 * second;
 
 uint64_t env_number(const char* name, uint64_t fallback) {
   const char* v = std::getenv(name);
@@ -50,22 +48,28 @@ std::string simulation_org(const std::string& hook_url) {
                                         R"(","secret":"s","timeoutSeconds":0.2)");
 }
 
+struct simulation_options {
+  // Lets a planted-bug test change the node (e.g. turn the orphan sweep off too).
+  std::function<void(node_options&)> tune;
+};
+
 class simulation {
 public:
-  explicit simulation(uint64_t seed) : rng_(seed) {
+  explicit simulation(uint64_t seed, simulation_options opts = {})
+      : rng_(seed), opts_(std::move(opts)), invariants_(db_, sink_, journal_) {
     db_.provision(simulation_org(sink_.url("/hook")));
     org_ = db_.org_id("acme");
+    invariants_.watch(org_);
     node_ = make_node(test::simulated_epoch);
   }
 
-  // Runs `ops` random operations; returns "" or what broke, with the operations before
-  // it.
+  // Runs `ops` random operations; returns "" or what broke, with every operation.
   std::string run(uint64_t ops) {
     for (uint64_t i = 0; i < ops; ++i) {
       step();
-      if (auto broken = check(); !broken.empty())
+      if (auto broken = invariants_.check(node_->now(), quiet_until_); !broken.empty())
         return "after operation " + std::to_string(i + 1) + ": " + broken +
-               "\nlast operations:\n" + history();
+               "\noperations:\n" + journal_.listing();
     }
     return {};
   }
@@ -74,6 +78,7 @@ public:
     std::ostringstream s;
     for (auto& [name, n] : counts_)
       s << name << '=' << n << ' ';
+    s << "pages=" << sink_.count();
     return s.str();
   }
 
@@ -82,26 +87,21 @@ private:
     return std::uniform_int_distribution<T>{lo, hi}(rng_);
   }
 
-  void note(std::string what) {
+  void begin(const std::string& what) {
     ++counts_[what.substr(0, what.find(' '))];
-    history_.push_back(std::move(what));
-    if (history_.size() > 25)
-      history_.pop_front();
-  }
-
-  std::string history() const {
-    std::string out;
-    for (auto& h : history_)
-      out += "  " + h + "\n";
-    return out;
+    journal_.begin(node_->now(), what);
   }
 
   std::string node_name() const { return "sim-node-" + std::to_string(generation_); }
 
   // The node reaches PostgreSQL through the proxy; the checks read it directly.
   std::unique_ptr<test::test_node> make_node(micros at) {
-    return std::make_unique<test::test_node>(
-        db_, at, node_name(), [this](node_options& o) { o.database_url = pg_.url(db_); });
+    return std::make_unique<test::test_node>(db_, at, node_name(),
+                                             [this](node_options& o) {
+                                               o.database_url = pg_.url(db_);
+                                               if (opts_.tune)
+                                                 opts_.tune(o);
+                                             });
   }
 
   // A random non-resolved incident, or 0.
@@ -115,38 +115,69 @@ private:
 
   void step() {
     const int roll = pick(0, 99);
-    if (roll < 30) {
-      // Eight keys: most triggers after the first few are duplicates or reopen a
-      // resolved key as a new incident (G2).
-      auto key = "key-" + std::to_string(pick(0, 7));
-      auto policy = pick(0, 3) == 0 ? "looping" : "default";
-      auto r = node_->trigger(org_, key, policy);
-      note("trigger " + key + " " + policy + " -> incident " +
-           std::to_string(r.incident.id) + (r.created ? " (new)" : " (duplicate)"));
-    } else if (roll < 40) {
-      if (auto id = open_incident()) {
-        auto r = node_->ack(org_, id, "sim");
-        note("ack " + std::to_string(id) + " -> " + r.incident.status);
-      }
-    } else if (roll < 44) {
+    if (roll < 28) {
+      trigger(pick(0, 3) == 0 ? "looping" : "default");
+    } else if (roll < 37) {
+      settle(transition::ack);
+    } else if (roll < 42) {
       ack_racing_timer();
-    } else if (roll < 48) {
-      if (auto id = open_incident()) {
-        auto r = node_->resolve(org_, id, "sim");
-        note("resolve " + std::to_string(id) + " -> " + r.incident.status);
-      }
-    } else if (roll < 80) {
+    } else if (roll < 46) {
+      settle(transition::resolve);
+    } else if (roll < 76) {
       auto seconds = pick(1, 400);
+      begin("advance " + std::to_string(seconds) + "s");
       node_->advance(std::chrono::seconds{seconds});
-      note("advance " + std::to_string(seconds) + "s");
-    } else if (roll < 92) {
+    } else if (roll < 87) {
       script_endpoint();
-    } else if (roll < 95) {
+    } else if (roll < 90) {
       kill_incident_actor();
+    } else if (roll < 93) {
+      restart_node(pick(0, 2));
     } else if (roll < 97) {
-      restart_node(pick(0, 2) == 0);
-    } else {
       lose_next_reply();
+    } else if (roll < 99) {
+      reset_database_connections();
+    } else {
+      database_down_for_one_operation();
+    }
+  }
+
+  // Eight keys: most triggers after the first few are duplicates or reopen a resolved
+  // key (G2).
+  void trigger(const std::string& policy) {
+    auto key = "key-" + std::to_string(pick(0, 7));
+    begin("trigger " + key + " " + policy);
+    invariants_.retriggered(key);
+    const micros at = node_->now();
+    try {
+      auto r = node_->trigger(org_, key, policy);
+      if (r.code != reply_code::ok) {
+        journal_.answer("refused");
+        return;
+      }
+      journal_.accepted(key, r.incident.id, r.created, at, policy);
+      journal_.answer("incident " + std::to_string(r.incident.id) +
+                      (r.created ? " (new)" : " (duplicate)"));
+    } catch (const std::exception& e) {
+      journal_.answer(std::string{"no answer: "} + e.what()); // the caller would retry
+    }
+  }
+
+  void settle(transition t) {
+    auto id = open_incident();
+    if (!id)
+      return;
+    const bool ack = t == transition::ack;
+    begin(std::string{ack ? "ack " : "resolve "} + std::to_string(id));
+    journal_.may_settle(id, node_->now());
+    try {
+      auto r = ack ? node_->ack(org_, id, "sim") : node_->resolve(org_, id, "sim");
+      journal_.answer(r.incident.status);
+      if (r.code == reply_code::ok && r.incident.status != status_open &&
+          r.incident.status != status_exhausted)
+        invariants_.settled(journal_.entries().back().seq, id, r.incident.dedup_key);
+    } catch (const std::exception& e) {
+      journal_.answer(std::string{"no answer: "} + e.what());
     }
   }
 
@@ -159,6 +190,11 @@ private:
     if (!id || !clock.has_pending_timeout())
       return;
     const auto due = clock.schedule().begin()->first;
+    const auto wait = due > clock.now() ? due - clock.now() : caf::timespan{0};
+    begin("ack " + std::to_string(id) + " racing a timer " +
+          std::to_string(std::chrono::duration_cast<std::chrono::seconds>(wait).count()) +
+          "s ahead");
+    journal_.may_settle(id, node_->now());
     transition_command cmd{org_, id, {}, transition::ack, "sim"};
     node_->sys.spawn(
         [](caf::event_based_actor* self, caf::actor registry, transition_command c) {
@@ -166,12 +202,8 @@ private:
               .then([](transition_reply&) {}, [](caf::error&) {});
         },
         caf::actor_cast<caf::actor>(node_->n.registry), std::move(cmd));
-    const auto wait = due > clock.now() ? due - clock.now() : caf::timespan{0};
     node_->sched.advance_time(wait);
     node_->run();
-    note("ack " + std::to_string(id) + " racing a timer " +
-         std::to_string(std::chrono::duration_cast<std::chrono::seconds>(wait).count()) +
-         "s ahead");
   }
 
   // How the webhook answers from now on: mostly 2xx, else a retryable 5xx, a permanent
@@ -189,8 +221,8 @@ private:
     } else {
       answer.status = 200, answer.delay = 400ms, what = "timeout";
     }
+    begin("endpoint " + what);
     sink_.set_default(answer);
-    note("endpoint " + what);
   }
 
   // The next statement the node sends commits, and its reply is lost with the connection
@@ -198,24 +230,31 @@ private:
   // first). Then something writes: a trigger or an acknowledge.
   void lose_next_reply() {
     auto before = pg_.proxy.drops();
+    begin("lose the next statement's reply");
     pg_.proxy.drop_reply_after(test::ends_statement);
-    std::string what;
-    try {
-      if (auto id = open_incident(); id && pick(0, 1) == 0) {
-        what = "ack " + std::to_string(id);
-        what += " -> " + node_->ack(org_, id, "sim").incident.status;
-      } else {
-        auto key = "key-" + std::to_string(pick(0, 7));
-        what = "trigger " + key;
-        auto r = node_->trigger(org_, key, "default");
-        what += " -> incident " + std::to_string(r.incident.id) +
-                (r.created ? " (new)" : " (duplicate)");
-      }
-    } catch (const std::exception& e) {
-      what += std::string{" failed: "} + e.what(); // no answer: the caller would retry
-    }
-    note("lost-reply " + what +
-         (pg_.proxy.drops() > before ? " (a reply was lost)" : " (armed)"));
+    if (pick(0, 1) == 0)
+      settle(transition::ack);
+    else
+      trigger("default");
+    if (pg_.proxy.drops() > before)
+      journal_.answer(journal_.entries().back().answer + " (a reply was lost)");
+  }
+
+  // Every connection to PostgreSQL drops at once (a restart, a failover); the node
+  // reconnects on its next statement.
+  void reset_database_connections() {
+    begin("reset database connections");
+    pg_.proxy.reset_all();
+  }
+
+  // PostgreSQL refuses connections while a trigger comes in (on a connection reset
+  // first): it must not be answered 2xx unless written (G3).
+  void database_down_for_one_operation() {
+    begin("database down");
+    pg_.proxy.reset_all();
+    pg_.proxy.refuse(true);
+    trigger("default");
+    pg_.proxy.refuse(false);
   }
 
   // A crashed incident actor: its supervisor (the registry) must bring its ladder back.
@@ -223,132 +262,110 @@ private:
     auto id = open_incident();
     if (!id)
       return;
+    begin("kill actor of " + std::to_string(id));
     try {
       auto holder = node_->ask<incident_actor>(node_->n.registry, atom::holder_v, id);
       caf::anon_send_exit(holder, caf::exit_reason::kill);
       node_->run();
-      note("kill actor of " + std::to_string(id));
     } catch (const std::exception& e) {
-      note("kill actor of " + std::to_string(id) + ": none held (" + e.what() + ")");
+      journal_.answer(std::string{"none held: "} + e.what());
     }
   }
 
-  // The node stops (everything in memory is lost) and starts again on the same database,
-  // with the same identity (a restart) or a new one (a replacement: the old node's
-  // incidents wait for its lease to lapse).
-  void restart_node(bool replace) {
-    const micros now = node_->now();
-    node_.reset();
-    if (replace) {
+  // The node stops (everything in memory is lost) and starts again on the same database:
+  // with the same identity (a restart), a new one (a replacement: the old node's
+  // incidents wait for its lease to lapse), or the same with its wall clock stepped
+  // forward or back (an NTP step across a restart).
+  void restart_node(int how) {
+    micros now = node_->now();
+    std::string what = "restart node";
+    if (how == 1) {
       ++generation_;
-      lease_wait_until_ = now + overdue_after;
+      quiet_until_ = now + test::invariants::slack;
+      what = "replace node";
+    } else if (how == 2) {
+      const micros step = pick<micros>(-60, 300) * 1'000'000;
+      now += step;
+      quiet_until_ = std::max(quiet_until_, now + test::invariants::slack);
+      what =
+          "restart node with its clock stepped " + std::to_string(step / 1'000'000) + "s";
     }
+    begin(what + " -> " + node_name());
+    node_.reset();
     node_ = make_node(now);
-    const size_t adopted = node_->adopt(); // as belay's main does at start
-    note(std::string{replace ? "replace" : "restart"} + " node -> " + node_name() +
-         ", adopted " + std::to_string(adopted));
-  }
-
-  // The guarantees, read from the database. "" when all hold.
-  std::string check() {
-    auto& sql = db_.sql();
-    const micros now = node_->now();
-    auto first = [&](const std::string& query, auto... args) -> std::string {
-      auto r = sql.query(query, args...);
-      return r.rows() == 0 ? std::string{} : r.str(0, 0);
-    };
-    // G2: at most one non-resolved incident per key.
-    if (auto k = first(
-            "SELECT dedup_key FROM incident WHERE org_id = $1 AND status <> 'RESOLVED' "
-            "GROUP BY dedup_key HAVING count(*) > 1",
-            org_);
-        !k.empty())
-      return "two non-resolved incidents for key " + k;
-    // G4: a delivery matching `after_settled`, compared with its incident's settling
-    // time.
-    auto settled_delivery = [&](const std::string& after_settled) {
-      return first(
-          "SELECT d.id || ' of incident ' || i.id FROM delivery d JOIN incident i "
-          "ON i.org_id = d.org_id AND i.id = d.incident_id WHERE d.org_id = $1 AND " +
-              after_settled,
-          org_);
-    };
-    // No page created after the acknowledge or resolve that stopped its ladder.
-    if (auto d = settled_delivery("d.replay_of IS NULL AND d.failover_from IS NULL "
-                                  "AND d.created_at > least(i.acked_at, i.resolved_at)");
-        !d.empty())
-      return "delivery " + d +
-             " was created after its incident was acknowledged or resolved";
-    // No page sent after its incident was settled: every send re-checks first.
-    if (auto d = settled_delivery(
-            "d.status = 'SENT' AND d.sent_at > least(i.acked_at, i.resolved_at)");
-        !d.empty())
-      return "delivery " + d +
-             " was sent after its incident was acknowledged or resolved";
-    // G3: each step fires once per loop.
-    if (auto s = first(
-            "SELECT incident_id || ' step ' || (detail->>'step') || ' loop ' || "
-            "(detail->>'loop') FROM timeline WHERE org_id = $1 AND kind = 'step_fired' "
-            "GROUP BY incident_id, detail->>'step', detail->>'loop' HAVING count(*) > 1",
-            org_);
-        !s.empty())
-      return "incident " + s + " fired twice";
-    if (now < lease_wait_until_)
-      return {};
-    // G5: no open incident's step overdue (every due step fires, whatever crashed).
-    if (auto i =
-            first("SELECT id || ' due ' || belay_us(next_fire_at) FROM incident "
-                  "WHERE org_id = $1 AND status = 'OPEN' AND belay_us(next_fire_at) < $2",
-                  org_, now - overdue_after);
-        !i.empty())
-      return "incident " + i + " has an overdue step at " + std::to_string(now);
-    // G6: nothing pending for ever: a PENDING page is due in the future or just due.
-    if (auto d = first(
-            "SELECT id || ' of incident ' || incident_id FROM delivery WHERE org_id = $1 "
-            "AND status = 'PENDING' AND belay_us(next_attempt_at) < $2",
-            org_, now - overdue_after);
-        !d.empty())
-      return "delivery " + d + " is PENDING long after it was due";
-    // G8: every DEAD delivery has its dead letter.
-    if (auto d = first(
-            "SELECT d.id::text FROM delivery d WHERE d.org_id = $1 AND d.status = 'DEAD' "
-            "AND NOT EXISTS (SELECT 1 FROM dead_letter l WHERE l.org_id = d.org_id "
-            "AND l.delivery_id = d.id)",
-            org_);
-        !d.empty())
-      return "delivery " + d + " is DEAD without a dead letter";
-    return {};
+    journal_.answer("adopted " + std::to_string(node_->adopt())); // as belay's main does
   }
 
   std::mt19937_64 rng_;
+  simulation_options opts_;
   test::test_database db_;
   test::postgres_proxy pg_;
   test::http_sink sink_;
+  test::simulation_journal journal_;
+  test::invariants invariants_;
   int64_t org_ = 0;
   int generation_ = 0;
-  micros lease_wait_until_ = 0;
+  micros quiet_until_ = 0; // until then steps may wait for a replaced node's lease
   std::unique_ptr<test::test_node> node_;
-  std::deque<std::string> history_;
   std::map<std::string, int> counts_;
 };
 
-} // namespace
-
-TEST_CASE("simulation: random operations and faults never break a guarantee",
-          "[simulation]") {
-  const uint64_t ops = env_number("BELAY_SIM_OPS", 400);
+std::vector<uint64_t> ci_seeds() {
   std::vector<uint64_t> seeds;
   if (auto one = env_number("BELAY_SIM_SEED", 0))
     seeds.push_back(one);
   else
     for (uint64_t i = 0, n = env_number("BELAY_SIM_SEEDS", 3); i < n; ++i)
       seeds.push_back(env_number("BELAY_SIM_FIRST_SEED", 1) + i);
-  for (auto seed : seeds) {
+  return seeds;
+}
+
+uint64_t ci_ops() {
+  return env_number("BELAY_SIM_OPS", 400);
+}
+
+// What the first CI seed that breaks an invariant says, or "".
+std::string first_broken(simulation_options opts = {}) {
+  for (auto seed : ci_seeds()) {
+    simulation sim{seed, opts};
+    auto broken = sim.run(ci_ops());
+    if (!broken.empty())
+      return "seed " + std::to_string(seed) + ": " + broken;
+  }
+  return {};
+}
+
+} // namespace
+
+TEST_CASE("simulation: random operations and faults never break a guarantee",
+          "[simulation]") {
+  for (auto seed : ci_seeds()) {
     simulation sim{seed};
-    auto broken = sim.run(ops);
-    INFO("seed " << seed << " (replay: BELAY_SIM_SEED=" << seed << "), " << ops
+    auto broken = sim.run(ci_ops());
+    INFO("seed " << seed << " (replay: BELAY_SIM_SEED=" << seed << "), " << ci_ops()
                  << " operations: " << sim.summary());
     CHECK(broken == "");
     WARN("simulation seed " << seed << ": " << sim.summary());
   }
+}
+
+TEST_CASE("simulation, planted bug: a page sent without its re-check is caught as sent "
+          "after the acknowledge",
+          "[simulation]") {
+  test_hooks::skip_send_recheck = true;
+  auto found = first_broken();
+  test_hooks::skip_send_recheck = false;
+  CHECK_THAT(found, Catch::Contains("started after its incident was acknowledged or "
+                                    "resolved"));
+  WARN(found.substr(0, found.find('\n')));
+}
+
+TEST_CASE("simulation, planted bug: a crashed incident actor left dead is caught as a "
+          "step that never fired",
+          "[simulation]") {
+  test_hooks::no_respawn = true;
+  auto found = first_broken({[](node_options& o) { o.orphan_sweep_seconds = 0; }});
+  test_hooks::no_respawn = false;
+  CHECK_THAT(found, Catch::Contains("never fired"));
+  WARN(found.substr(0, found.find('\n')));
 }

@@ -37,6 +37,7 @@ struct http_sink::impl {
   sink_response fallback;
   std::chrono::milliseconds extra_delay{0};
   bool stopping = false;
+  std::function<void(const recorded_request&)> observer;
 
   void handle(const httplib::Request& req, httplib::Response& res) {
     recorded_request record;
@@ -46,6 +47,8 @@ struct http_sink::impl {
       record.headers.emplace(name, value);
     record.body = req.body;
     record.at = std::chrono::steady_clock::now();
+    if (observer)
+      observer(record);
 
     std::unique_lock<std::mutex> lock(mutex);
     received.push_back(std::move(record));
@@ -135,6 +138,11 @@ void http_sink::set_default_status(int status) {
 void http_sink::set_delay(std::chrono::milliseconds delay) {
   std::lock_guard<std::mutex> lock(impl_->mutex);
   impl_->extra_delay = delay;
+}
+
+void http_sink::on_request(std::function<void(const recorded_request&)> observer) {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  impl_->observer = std::move(observer);
 }
 
 std::vector<recorded_request> http_sink::requests() const {

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -54,6 +55,11 @@ public:
   void set_default_status(int status);
   // Added to every answer, scripted or default.
   void set_delay(std::chrono::milliseconds delay);
+
+  // Called on the sink's thread for each request as it arrives, before it is answered:
+  // what the sender's peer sees at the moment the send started (the simulation reads the
+  // database there, docs/guarantees.md#g4). Set it before any request arrives.
+  void on_request(std::function<void(const recorded_request&)> observer);
 
   // A thread-safe copy of everything received so far, in arrival order.
   std::vector<recorded_request> requests() const;

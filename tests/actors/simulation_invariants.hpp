@@ -1,0 +1,278 @@
+// The simulation's invariants (tests/actors/simulation_test.cpp,
+// docs/guarantees.md#simulation), checked against three witnesses that do not share a
+// fault: the database, the requests the webhook sink received, and the client's journal.
+// Each is written so that the bug it guards against makes it fail; the planted-bug tests
+// show that for the ones with a switch in actors/test_hooks.hpp.
+#pragma once
+
+#include "simulation_journal.hpp"
+#include "support/http_sink.hpp"
+#include "support/policies.hpp"
+#include "support/postgres_proxy.hpp"
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace belay::test {
+
+class invariants {
+public:
+  // The node polls channels and releases lapsed claims every 60 simulated seconds
+  // (test_node), sweeps for orphans as often, and a replaced node's incidents wait for
+  // its 30 s lease: a step or a retry later than this is overdue, not merely waiting for
+  // its timer.
+  static constexpr micros slack = 180'000'000;
+
+  invariants(test_database& db, http_sink& sink, const simulation_journal& journal)
+      : db_(db), sink_(sink), journal_(journal) {}
+
+  // Reads the database at the moment each request arrives at the sink: the sender is
+  // blocked in that very send and every actor of the node runs on the test thread, so
+  // what is committed then was committed before the send started (G4 by commit order,
+  // not by comparing timestamps).
+  void watch(int64_t org) {
+    org_ = org;
+    at_sink_ = std::make_unique<storage::connection>(db_.url());
+    sink_.on_request([this](const recorded_request& r) { on_send(r); });
+  }
+
+  // An acknowledge or resolve of incident `id` (of `key`) was answered: the pages it has
+  // now are all it may ever have, unless a trigger of the key reopens it (G4 by commit
+  // order: what the answer saw committed, against what comes later).
+  void settled(uint64_t seq, int64_t id, const std::string& key) {
+    auto r =
+        db_.sql().query("SELECT id FROM delivery WHERE org_id = $1 AND incident_id = "
+                        "$2 AND failover_from IS NULL AND replay_of IS NULL",
+                        org_, id);
+    auto& s = settled_[id];
+    s = {seq, key, {}};
+    for (int i = 0; i < r.rows(); ++i)
+      s.pages.insert(r.int64(i, 0));
+  }
+  // A trigger of `key` may reopen its resolved incident: new pages are due then.
+  void retriggered(const std::string& key) {
+    for (auto it = settled_.begin(); it != settled_.end();)
+      it = it->second.key == key ? settled_.erase(it) : std::next(it);
+  }
+
+  // "" while every invariant holds; else the first one broken. `quiet_until`: steps and
+  // retries may wait for a replaced node's lease until then.
+  std::string check(micros now, micros quiet_until) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (!late_sends_.empty())
+        return late_sends_.front();
+    }
+    load(now);
+    using invariant_check = std::string (invariants::*)();
+    for (invariant_check invariant :
+         {&invariants::accepted_events_exist, &invariants::no_page_after_settle,
+          &invariants::sink_matches_rows,
+          &invariants::steps_fire_once_with_their_deliveries,
+          &invariants::deliveries_settle})
+      if (auto broken = (this->*invariant)(); !broken.empty())
+        return broken;
+    if (now < quiet_until)
+      return {};
+    if (auto broken = due_deliveries_move(now); !broken.empty())
+      return broken;
+    return due_steps_fired(now);
+  }
+
+private:
+  struct delivery_row {
+    int64_t id, incident, loop, step;
+    std::string status, key;
+    micros next_attempt, claim_expires;
+    bool first; // not a failover or a replay: what a step wrote
+    int64_t dead_letters;
+  };
+  struct settled_incident {
+    uint64_t seq;
+    std::string key;
+    std::set<int64_t> pages; // its pages when the settle was answered
+  };
+  using step_of = std::tuple<int64_t, int64_t, int64_t>; // incident, loop, step
+
+  static bool settles(const std::string& status) {
+    return status == status_acknowledged || status == status_resolved;
+  }
+
+  void on_send(const recorded_request& r) {
+    auto key = r.header("Idempotency-Key");
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto row = at_sink_->query(
+        "SELECT d.id, i.id, i.status FROM delivery d JOIN incident i ON i.org_id = "
+        "d.org_id AND i.id = d.incident_id WHERE d.idempotency_key = $1",
+        key);
+    if (row.rows() == 1 && settles(row.str(0, 2)))
+      late_sends_.push_back("G4: the send of delivery " + row.str(0, 0) +
+                            " started after its incident was acknowledged or resolved (" +
+                            row.str(0, 1) + " was " + row.str(0, 2) +
+                            " when the request arrived)");
+  }
+
+  void load(micros now) {
+    auto& sql = db_.sql();
+    incidents_.clear();
+    auto i = sql.query("SELECT id, dedup_key FROM incident WHERE org_id = $1", org_);
+    for (int r = 0; r < i.rows(); ++r)
+      incidents_[i.int64(r, 0)] = i.str(r, 1);
+    deliveries_.clear();
+    auto d = sql.query(
+        "SELECT d.id, d.incident_id, d.loop, d.step, d.status, d.idempotency_key, "
+        "coalesce(belay_us(d.next_attempt_at), $2), "
+        "coalesce(belay_us(d.claim_expires_at), $2), "
+        "(d.failover_from IS NULL AND d.replay_of IS NULL)::int, "
+        "(SELECT count(*) FROM dead_letter l WHERE l.org_id = d.org_id "
+        "AND l.delivery_id = d.id) FROM delivery d WHERE d.org_id = $1 ORDER BY d.id",
+        org_, now);
+    for (int r = 0; r < d.rows(); ++r)
+      deliveries_.push_back({d.int64(r, 0), d.int64(r, 1), d.int64(r, 2), d.int64(r, 3),
+                             d.str(r, 4), d.str(r, 5), d.int64(r, 6), d.int64(r, 7),
+                             d.int64(r, 8) == 1, d.int64(r, 9)});
+    fired_.clear();
+    auto t = sql.query("SELECT incident_id, (detail->>'loop')::bigint, "
+                       "(detail->>'step')::bigint, count(*) FROM timeline WHERE org_id = "
+                       "$1 AND kind = 'step_fired' GROUP BY 1, 2, 3",
+                       org_);
+    for (int r = 0; r < t.rows(); ++r)
+      fired_[{t.int64(r, 0), t.int64(r, 1), t.int64(r, 2)}] = t.int64(r, 3);
+  }
+
+  // G3: every event answered 2xx exists, in the incident it was answered with.
+  std::string accepted_events_exist() {
+    for (auto& e : journal_.events()) {
+      auto it = incidents_.find(e.incident);
+      if (it == incidents_.end() || it->second != e.key)
+        return "G3: operation #" + std::to_string(e.seq) + "'s event " + e.key +
+               " was answered with incident " + std::to_string(e.incident) +
+               ", which the database does not hold for that key";
+    }
+    return {};
+  }
+
+  // G4: no step writes a page after the acknowledge or resolve answered before it.
+  std::string no_page_after_settle() {
+    for (auto& d : deliveries_) {
+      auto it = settled_.find(d.incident);
+      if (d.first && it != settled_.end() && !it->second.pages.count(d.id))
+        return "G4: delivery " + std::to_string(d.id) + " (step " +
+               std::to_string(d.step) + " loop " + std::to_string(d.loop) +
+               ") was created after operation #" + std::to_string(it->second.seq) +
+               " acknowledged or resolved incident " + std::to_string(d.incident);
+    }
+    return {};
+  }
+
+  // Every SENT row has a request at the sink, and every request at the sink a row.
+  std::string sink_matches_rows() {
+    std::set<std::string> received;
+    for (auto& r : sink_.requests())
+      received.insert(r.header("Idempotency-Key"));
+    std::set<std::string> written;
+    for (auto& d : deliveries_) {
+      written.insert(d.key);
+      if (d.status == "SENT" && !received.count(d.key))
+        return "delivery " + std::to_string(d.id) +
+               " is SENT but its sink never received it";
+    }
+    for (auto& key : received)
+      if (!written.count(key))
+        return "the sink received " + key + ", which no delivery row holds";
+    return {};
+  }
+
+  // G5/G6: a step fires at most once per loop, writes its deliveries in the same
+  // statement, and every delivery belongs to a step that fired.
+  std::string steps_fire_once_with_their_deliveries() {
+    std::map<step_of, int> written;
+    for (auto& d : deliveries_)
+      if (d.first) {
+        if (!fired_.count({d.incident, d.loop, d.step}))
+          return "delivery " + std::to_string(d.id) + " belongs to incident " +
+                 std::to_string(d.incident) + " step " + std::to_string(d.step) +
+                 " loop " + std::to_string(d.loop) + ", which never fired";
+        ++written[{d.incident, d.loop, d.step}];
+      }
+    for (auto& [s, n] : fired_) {
+      auto what = "incident " + std::to_string(std::get<0>(s)) + " step " +
+                  std::to_string(std::get<2>(s)) + " loop " +
+                  std::to_string(std::get<1>(s));
+      if (n > 1)
+        return what + " fired " + std::to_string(n) + " times";
+      if (written[s] != 1)
+        return what + " fired with " + std::to_string(written[s]) +
+               " deliveries instead of its one target's";
+    }
+    return {};
+  }
+
+  // G8: a delivery ends SENT, DEAD with exactly one dead letter, or CANCELLED; only a
+  // DEAD one has a dead letter.
+  std::string deliveries_settle() {
+    for (auto& d : deliveries_)
+      if ((d.status == "DEAD") != (d.dead_letters == 1) || d.dead_letters > 1)
+        return "delivery " + std::to_string(d.id) + " is " + d.status + " with " +
+               std::to_string(d.dead_letters) + " dead letters";
+    return {};
+  }
+
+  // A delivery not yet settled is retrying within its schedule: PENDING and due no
+  // longer ago than the slack, or CLAIMED under a claim that has not lapsed long ago.
+  std::string due_deliveries_move(micros now) {
+    for (auto& d : deliveries_) {
+      if (d.status == "PENDING" && d.next_attempt < now - slack)
+        return "delivery " + std::to_string(d.id) + " is PENDING, due since " +
+               std::to_string(d.next_attempt) + ", long before " + std::to_string(now);
+      if (d.status == "CLAIMED" && d.claim_expires < now - slack)
+        return "delivery " + std::to_string(d.id) + " is CLAIMED under a claim that " +
+               "lapsed at " + std::to_string(d.claim_expires);
+    }
+    return {};
+  }
+
+  // G5 against the client's model: every step of an incident the client opened that
+  // fell due well before the incident could have been settled fired, with its
+  // delivery. Only the first loop is modelled; a step may start up to `slack` late after
+  // a late previous one, so the k-th step is given k+1 slacks.
+  std::string due_steps_fired(micros now) {
+    for (auto& [id, inc] : journal_.incidents()) {
+      if (!inc.modelled || inc.opened == 0)
+        continue;
+      const micros until = inc.settled ? std::min(*inc.settled, now) : now;
+      auto offsets = inc.policy == "looping" ? std::vector<micros>{0, 300}
+                                             : std::vector<micros>{0, 300, 1200};
+      for (size_t k = 0; k < offsets.size(); ++k) {
+        const micros due = inc.opened + offsets[k] * 1'000'000;
+        if (due + slack * static_cast<micros>(k + 1) > until)
+          break;
+        if (!fired_.count({id, 0, static_cast<int64_t>(k)}))
+          return "incident " + std::to_string(id) + " step " + std::to_string(k) +
+                 " fell due at " + std::to_string(due) + " and never fired (now " +
+                 std::to_string(now) + ")";
+      }
+    }
+    return {};
+  }
+
+  test_database& db_;
+  http_sink& sink_;
+  const simulation_journal& journal_;
+  int64_t org_ = 0;
+  std::unique_ptr<storage::connection> at_sink_;
+  std::mutex mutex_;
+  std::vector<std::string> late_sends_;
+  std::map<int64_t, std::string> incidents_; // id → dedup key
+  std::vector<delivery_row> deliveries_;
+  std::map<step_of, int64_t> fired_;
+  std::map<int64_t, settled_incident> settled_;
+};
+
+} // namespace belay::test
