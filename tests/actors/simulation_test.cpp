@@ -56,7 +56,8 @@ struct simulation_options {
 class simulation {
 public:
   explicit simulation(uint64_t seed, simulation_options opts = {})
-      : rng_(seed), opts_(std::move(opts)), invariants_(db_, sink_, journal_) {
+      : rng_(seed), opts_(std::move(opts)), invariants_(db_, sink_, journal_),
+        senders_(1 + seed % 2) {
     db_.provision(simulation_org(sink_.url("/hook")));
     org_ = db_.org_id("acme");
     invariants_.watch(org_);
@@ -99,6 +100,7 @@ private:
     return std::make_unique<test::test_node>(db_, at, node_name(),
                                              [this](node_options& o) {
                                                o.database_url = pg_.url(db_);
+                                               o.senders = senders_;
                                                if (opts_.tune)
                                                  opts_.tune(o);
                                              });
@@ -119,8 +121,10 @@ private:
       trigger(pick(0, 3) == 0 ? "looping" : "default");
     } else if (roll < 37) {
       settle(transition::ack);
-    } else if (roll < 42) {
+    } else if (roll < 40) {
       ack_racing_timer();
+    } else if (roll < 42) {
+      concurrent_burst();
     } else if (roll < 46) {
       settle(transition::resolve);
     } else if (roll < 76) {
@@ -204,6 +208,132 @@ private:
         caf::actor_cast<caf::actor>(node_->n.registry), std::move(cmd));
     node_->sched.advance_time(wait);
     node_->run();
+  }
+
+  // Several clients at once: triggers, acknowledges and resolves queued together, just
+  // before the next timer when it is near, and run as the node's actors interleave them.
+  void concurrent_burst() {
+    auto& clock = node_->sched.clock();
+    const micros before = node_->now();
+    struct pending {
+      std::string what, key, policy;
+      int64_t incident = 0;
+      std::shared_ptr<std::optional<trigger_reply>> triggered =
+          std::make_shared<std::optional<trigger_reply>>();
+      std::shared_ptr<std::optional<transition_reply>> settled =
+          std::make_shared<std::optional<transition_reply>>();
+    };
+    std::vector<pending> ops(pick(2, 6));
+    for (auto& op : ops) {
+      auto id = pick(0, 2) == 0 ? open_incident() : 0;
+      if (id) {
+        const bool ack = pick(0, 3) != 0;
+        op.incident = id;
+        op.what = std::string{ack ? "ack " : "resolve "} + std::to_string(id);
+        journal_.may_settle(id, before);
+        send_transition(id, ack ? transition::ack : transition::resolve, op.settled);
+      } else {
+        // Half of them new keys: new incidents, whose first pages are claimed together.
+        op.key = pick(0, 1) == 0 ? "key-" + std::to_string(pick(0, 7))
+                                 : "burst-" + std::to_string(++bursts_);
+        op.policy = pick(0, 3) == 0 ? "looping" : "default";
+        op.what = "trigger " + op.key + " " + op.policy;
+        invariants_.retriggered(op.key);
+        trigger_command cmd;
+        cmd.org_id = org_;
+        cmd.dedup_key = op.key;
+        cmd.title = "incident " + op.key;
+        cmd.policy = op.policy;
+        node_->sys.spawn(
+            [out = op.triggered](caf::event_based_actor* self, caf::actor worker,
+                                 trigger_command c) {
+              self->request(worker, caf::infinite, atom::trigger_v, std::move(c))
+                  .then([out](trigger_reply& x) { *out = std::move(x); },
+                        [](caf::error&) {});
+            },
+            caf::actor_cast<caf::actor>(node_->n.triggers.worker_for(org_, op.key)),
+            std::move(cmd));
+      }
+    }
+    caf::timespan wait{0};
+    if (clock.has_pending_timeout()) {
+      const auto due = clock.schedule().begin()->first;
+      if (due > clock.now() && due - clock.now() <= std::chrono::seconds{5})
+        wait = due - clock.now();
+    }
+    begin("concurrently, " + std::to_string(ops.size()) + " operations " +
+          std::to_string(std::chrono::duration_cast<std::chrono::seconds>(wait).count()) +
+          "s before a timer:");
+    node_->sched.advance_time(wait);
+    // A client acknowledges some of the new incidents as soon as it hears of them, while
+    // their first pages are being claimed and sent.
+    std::vector<pending> chasers;
+    auto chase = [&](int64_t id, const std::string& why) {
+      pending chaser;
+      chaser.what = "ack " + std::to_string(id) + " " + why;
+      chaser.incident = id;
+      journal_.may_settle(id, before);
+      send_transition(id, transition::ack, chaser.settled);
+      chasers.push_back(std::move(chaser));
+    };
+    // And one acknowledges an incident whose claimed page waits for a sender, the moment
+    // a send has started.
+    bool chased_claim = pick(0, 1) == 0;
+    auto sent = sink_.count();
+    while (node_->sched.try_run_once()) {
+      for (auto& op : ops)
+        if (*op.triggered && (*op.triggered)->created && op.incident == 0) {
+          op.incident = (*op.triggered)->incident.id;
+          if (pick(0, 1) == 1)
+            chase(op.incident, "as soon as created");
+        }
+      if (!chased_claim && sink_.count() > sent) {
+        auto waiting = db_.sql().query(
+            "SELECT d.incident_id FROM delivery d JOIN incident i ON i.org_id = d.org_id "
+            "AND i.id = d.incident_id WHERE d.org_id = $1 AND d.status = 'CLAIMED' AND "
+            "i.status = 'OPEN' ORDER BY d.id DESC LIMIT 1",
+            org_);
+        if (waiting.rows() == 1) {
+          chase(waiting.int64(0, 0), "while its claimed page waits for a sender");
+          chased_claim = true;
+        }
+        sent = sink_.count();
+      }
+    }
+    node_->run();
+    ops.insert(ops.end(), chasers.begin(), chasers.end());
+    const micros after = node_->now();
+    for (auto& op : ops) {
+      journal_.begin(before, "  " + op.what);
+      if (*op.triggered) {
+        auto& r = **op.triggered;
+        if (r.code == reply_code::ok)
+          journal_.accepted(op.key, r.incident.id, r.created, after, op.policy);
+        journal_.answer("incident " + std::to_string(r.incident.id) +
+                        (r.created ? " (new)" : " (duplicate)"));
+      } else if (*op.settled) {
+        auto& r = **op.settled;
+        journal_.answer(r.incident.status);
+        if (r.code == reply_code::ok && (r.incident.status == status_acknowledged ||
+                                         r.incident.status == status_resolved))
+          invariants_.settled(journal_.entries().back().seq, op.incident,
+                              r.incident.dedup_key);
+      } else {
+        journal_.answer("no answer");
+      }
+    }
+  }
+
+  void send_transition(int64_t id, transition t,
+                       std::shared_ptr<std::optional<transition_reply>> out) {
+    node_->sys.spawn(
+        [out](caf::event_based_actor* self, caf::actor registry, transition_command c) {
+          self->request(registry, caf::infinite, atom::transition_v, std::move(c))
+              .then([out](transition_reply& x) { *out = std::move(x); },
+                    [](caf::error&) {});
+        },
+        caf::actor_cast<caf::actor>(node_->n.registry),
+        transition_command{org_, id, {}, t, "sim"});
   }
 
   // How the webhook answers from now on: mostly 2xx, else a retryable 5xx, a permanent
@@ -305,6 +435,10 @@ private:
   test::invariants invariants_;
   int64_t org_ = 0;
   int generation_ = 0;
+  int bursts_ = 0;
+  // One sender or two per channel, by seed: with one, claimed pages wait for it more
+  // often, which is where an acknowledge can overtake them (docs/guarantees.md#g4).
+  size_t senders_ = 1;
   micros quiet_until_ = 0; // until then steps may wait for a replaced node's lease
   std::unique_ptr<test::test_node> node_;
   std::map<std::string, int> counts_;
