@@ -197,6 +197,7 @@ void start_send(self_ptr self, queued_delivery q) {
   static const transport::answer_links no_links;
   protocol::with_answer(p, st.d.answers ? *st.d.answers : no_links, cd.delivery,
                         now(self));
+  test_hooks::observe(test_hooks::on_page_handed_over, cd.delivery.idempotency_key);
   auto& slot = take_sender(self);
   ++slot.pages;
   ++st.sending;
@@ -414,6 +415,8 @@ void recheck(self_ptr self, std::vector<storage::claimed_delivery> rows) {
                 count(self, "cancelled");
                 continue;
               }
+              test_hooks::observe(test_hooks::on_page_checked,
+                                  row->delivery.idempotency_key);
               st.queue.push_front({std::move(*row), st.round});
             }
             dispatch(self);
@@ -478,6 +481,7 @@ void take_claimed(self_ptr self, std::vector<storage::claimed_delivery>& claimed
     if (cd.delivery.status == "CANCELLED")
       ++cancelled; // left pending by a settled incident: never sent
     else {
+      test_hooks::observe(test_hooks::on_page_checked, cd.delivery.idempotency_key);
       st.holding.insert(cd.delivery.id);
       st.queue.push_back({std::move(cd), st.round});
     }

@@ -1,9 +1,12 @@
 // Switches that turn one guard off, for the simulation's planted-bug tests only
 // (tests/actors/simulation_test.cpp): each shows that the invariant guarding against
-// that bug can fail. Nothing outside tests sets them; all are off by default.
+// that bug can fail. Nothing outside tests sets them; all are off by default. And the
+// points on a page's way to its sender that the simulation observes.
 #pragma once
 
 #include <atomic>
+#include <functional>
+#include <string>
 
 namespace belay::test_hooks {
 
@@ -13,5 +16,18 @@ inline std::atomic<bool> skip_send_recheck{false};
 // The registry does not bring a crashed incident actor's ladder back
 // (docs/guarantees.md#g5).
 inline std::atomic<bool> no_respawn{false};
+
+// Called with a page's idempotency key when the claim or re-check that found its incident
+// open answers the channel, and when the channel hands the page to a sender: the
+// simulation reads what had committed by each point (docs/guarantees.md#simulation).
+// Set only by the simulation, before its node starts, and empty again after it.
+using page_observer = std::function<void(const std::string& idempotency_key)>;
+inline page_observer on_page_checked;
+inline page_observer on_page_handed_over;
+
+inline void observe(const page_observer& observer, const std::string& idempotency_key) {
+  if (observer)
+    observer(idempotency_key);
+}
 
 } // namespace belay::test_hooks

@@ -5,12 +5,14 @@
 // show that for the ones with a switch in actors/test_hooks.hpp.
 #pragma once
 
+#include "actors/test_hooks.hpp"
 #include "simulation_journal.hpp"
 #include "support/http_sink.hpp"
 #include "support/policies.hpp"
 #include "support/postgres_proxy.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -32,15 +34,32 @@ public:
   invariants(test_database& db, http_sink& sink, const simulation_journal& journal)
       : db_(db), sink_(sink), journal_(journal) {}
 
-  // Reads the database at the moment each request arrives at the sink: the sender is
-  // blocked in that very send and every actor of the node runs on the test thread, so
-  // what is committed then was committed before the send started (G4 by commit order,
-  // not by comparing timestamps).
+  // G4 by commit order, not by comparing timestamps, at three points of a page's way
+  // out: when the claim or re-check that passed it answers the channel, when the channel
+  // hands it to a sender (actors/test_hooks.hpp) and when its request arrives at the
+  // sink. Every actor of the node runs on the test thread, and the sender is blocked in
+  // that very send while the sink reads, so what is committed at each point was
+  // committed before it.
   void watch(int64_t org) {
     org_ = org;
     at_sink_ = std::make_unique<storage::connection>(db_.url());
     sink_.on_request([this](const recorded_request& r) { on_send(r); });
+    test_hooks::on_page_checked = [this](const std::string& key) { on_checked(key); };
+    test_hooks::on_page_handed_over = [this](const std::string& key) {
+      on_handed_over(key);
+    };
   }
+  ~invariants() {
+    test_hooks::on_page_checked = nullptr;
+    test_hooks::on_page_handed_over = nullptr;
+  }
+  invariants(const invariants&) = delete;
+  invariants& operator=(const invariants&) = delete;
+
+  // Sends that started after their incident's acknowledge or resolve committed in the
+  // instant docs/guarantees.md#g4 admits: between the check that passed the page and
+  // its hand-over to a sender, or between that hand-over and the request's first byte.
+  int admitted_late_sends() const { return admitted_; }
 
   // An acknowledge or resolve of incident `id` (of `key`) was answered: the pages it has
   // now are all it may ever have, unless a trigger of the key reopens it (G4 by commit
@@ -104,18 +123,73 @@ private:
     return status == status_acknowledged || status == status_resolved;
   }
 
+  // A page's incident as committed now: whether it is acknowledged or resolved, and
+  // whether that happened before the page's last claim or re-check (the transaction that
+  // last wrote the row) committed. A single node on the test thread commits one
+  // transaction at a time, so transaction ids are in commit order.
+  struct page_state {
+    bool found = false, settled = false, settled_before_check = false;
+    std::string delivery, incident, status;
+  };
+  static page_state read_page(storage::connection& c, const std::string& key) {
+    auto r = c.query(
+        "SELECT d.id, i.id, i.status, coalesce((SELECT max(t.xmin::text::bigint) < "
+        "d.xmin::text::bigint FROM timeline t WHERE t.org_id = i.org_id AND "
+        "t.incident_id = i.id AND t.kind IN ('acknowledged', 'resolved')), false)::int "
+        "FROM delivery d JOIN incident i ON i.org_id = d.org_id AND i.id = "
+        "d.incident_id WHERE d.idempotency_key = $1",
+        key);
+    page_state p;
+    if (r.rows() != 1)
+      return p;
+    p = {true,        settles(r.str(0, 2)), settles(r.str(0, 2)) && r.int64(0, 3) == 1,
+         r.str(0, 0), r.str(0, 1),          r.str(0, 2)};
+    return p;
+  }
+  static std::string late_send(const page_state& p, const std::string& how) {
+    return "G4: the send of delivery " + p.delivery +
+           " started after its incident was acknowledged or resolved (" + p.incident +
+           " was " + p.status + " " + how + ")";
+  }
+
+  // The claim or re-check that passed the page answered the channel: its incident must
+  // have been open when it committed.
+  void on_checked(const std::string& key) {
+    auto p = read_page(db_.sql(), key);
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (p.settled_before_check)
+      late_sends_.push_back(late_send(p, "before the check that passed it committed"));
+    checked_settled_[key] = p.settled;
+  }
+
+  // Handed to a sender: nothing may have been acknowledged since the check answered, or
+  // the page waited between the two and was not checked again.
+  void on_handed_over(const std::string& key) {
+    auto p = read_page(db_.sql(), key);
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto checked = checked_settled_.find(key);
+    const bool settled_at_check = checked != checked_settled_.end() && checked->second;
+    if (p.settled && !settled_at_check)
+      late_sends_.push_back(late_send(
+          p, "when it was handed to a sender: it waited after its check answered and "
+             "was not checked again"));
+    else if (p.settled)
+      ++admitted_;
+    handed_over_.insert(key);
+    checked_settled_.erase(key);
+  }
+
+  // Arrived at the sink: acknowledged since the hand-over is the admitted instant; a
+  // request no hand-over preceded is not.
   void on_send(const recorded_request& r) {
     auto key = r.header("Idempotency-Key");
     std::lock_guard<std::mutex> lock(mutex_);
-    auto row = at_sink_->query(
-        "SELECT d.id, i.id, i.status FROM delivery d JOIN incident i ON i.org_id = "
-        "d.org_id AND i.id = d.incident_id WHERE d.idempotency_key = $1",
-        key);
-    if (row.rows() == 1 && settles(row.str(0, 2)))
-      late_sends_.push_back("G4: the send of delivery " + row.str(0, 0) +
-                            " started after its incident was acknowledged or resolved (" +
-                            row.str(0, 1) + " was " + row.str(0, 2) +
-                            " when the request arrived)");
+    auto p = read_page(*at_sink_, key);
+    const bool handed_over = handed_over_.erase(key) == 1;
+    if (p.settled && !handed_over)
+      late_sends_.push_back(late_send(p, "when the request arrived, with no hand-over"));
+    else if (p.settled)
+      ++admitted_;
   }
 
   void load(micros now) {
@@ -269,6 +343,9 @@ private:
   std::unique_ptr<storage::connection> at_sink_;
   std::mutex mutex_;
   std::vector<std::string> late_sends_;
+  std::map<std::string, bool> checked_settled_; // key → settled when its check answered
+  std::set<std::string> handed_over_;           // keys with a sender, not yet arrived
+  std::atomic<int> admitted_{0};
   std::map<int64_t, std::string> incidents_; // id → dedup key
   std::vector<delivery_row> deliveries_;
   std::map<step_of, int64_t> fired_;
