@@ -65,6 +65,7 @@ void add_heartbeat_routes(routes& http, api& a);
 void add_maintenance_routes(routes& http, api& a);
 void add_change_routes(routes& http, api& a);
 void add_config_routes(routes& http, api& a);
+void add_openapi_routes(routes& http);
 
 // 512 KiB: larger bodies are refused with 413 before any handler runs.
 inline constexpr size_t max_body_bytes = 512 * 1024;

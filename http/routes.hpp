@@ -28,10 +28,17 @@ public:
     // std::regex_match costs ~0.5% of an event's CPU on the ingest routes (perf).
     std::string exact;
   };
+  // A route as it was added: tests/http/openapi_test.cpp checks http/openapi.json
+  // describes each one.
+  struct listing {
+    std::string method;
+    std::string pattern;
+  };
 
   explicit routes(httplib::Server& http) : http_(http) {}
 
   routes& Get(const std::string& pattern, route_handler handle) {
+    listed_.push_back({"GET", pattern});
     http_.Get(pattern, std::move(handle));
     return *this;
   }
@@ -50,6 +57,8 @@ public:
     delete_.push_back(make(pattern, std::move(handle), std::move(before_body)));
     return *this;
   }
+
+  const std::vector<listing>& listed() const { return listed_; }
 
   // The route of a POST, PUT or DELETE, with the request's matches filled in; null if
   // none.
@@ -76,6 +85,7 @@ private:
   std::vector<route> post_;
   std::vector<route> put_;
   std::vector<route> delete_;
+  std::vector<listing> listed_;
 };
 
 } // namespace belay

@@ -282,6 +282,7 @@ server::server(api& a, server_options options) : impl_(new impl{a, options, {}})
   add_maintenance_routes(table, impl_->a);
   add_change_routes(table, impl_->a);
   add_config_routes(table, impl_->a);
+  add_openapi_routes(table);
   // Every method that may carry a body is read here, never by cpp-httplib (whose limit
   // holds for Content-Length only).
   auto dispatch = [this](const httplib::Request& req, httplib::Response& res,
@@ -295,6 +296,10 @@ server::server(api& a, server_options options) : impl_(new impl{a, options, {}})
 }
 
 server::~server() = default;
+
+const std::vector<routes::listing>& server::route_table() const {
+  return impl_->table.listed();
+}
 
 int server::bind(const std::string& address, int port) {
   auto bound = port == 0 ? impl_->http.bind_to_any_port(address.c_str())

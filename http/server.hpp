@@ -2,9 +2,11 @@
 
 #include "http/api.hpp"
 #include "http/route_limits.hpp"
+#include "http/routes.hpp"
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace belay {
 
@@ -28,6 +30,8 @@ public:
   // Serves until stop(): stop accepting, let in-flight requests finish.
   void run();
   void stop();
+  // Every route, in the order it was added.
+  const std::vector<routes::listing>& route_table() const;
 
 private:
   struct impl;

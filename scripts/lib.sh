@@ -44,21 +44,27 @@ install_missing() {
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
-# The browser test's playwright-core (tests/console, pinned by package-lock.json), unless
-# it is installed already. npm comes with most Node.js builds (and conflicts with Debian's
-# npm package there); Debian's npm only where the command is missing.
-install_console_test_deps() {
-  local dir=$BELAY_ROOT/tests/console
+# The Node.js packages of the tests, each directory's pinned by its package-lock.json:
+# tests/console's playwright-core (the browser test) and tests/http/openapi's
+# @redocly/cli (the OpenAPI linter). A directory whose node_modules holds its package
+# already is left alone, so a kept checkout (or a CI cache of node_modules keyed on the
+# lock files) never installs again. npm comes with most Node.js builds (and conflicts
+# with Debian's npm package there); Debian's npm only where the command is missing.
+install_node_test_deps() {
   if ! command -v npm >/dev/null; then
     say "packages: installing npm"
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends npm >/dev/null
   fi
-  if [ -d "$dir/node_modules/playwright-core" ]; then
-    say "console test: playwright-core present"
-    return
-  fi
-  say "console test: npm ci in tests/console"
-  (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
+  local dir_package dir package
+  for dir_package in tests/console:playwright-core tests/http/openapi:@redocly/cli; do
+    dir=$BELAY_ROOT/${dir_package%%:*} package=${dir_package#*:}
+    if [ -d "$dir/node_modules/$package" ]; then
+      say "node packages: $package present in ${dir_package%%:*}"
+      continue
+    fi
+    say "node packages: npm ci in ${dir_package%%:*}"
+    (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
+  done
 }
 
 build_preset() {

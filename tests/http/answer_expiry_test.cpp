@@ -5,6 +5,7 @@
 #include "http/server.hpp"
 #include "support/http_sink.hpp"
 #include "support/json.hpp"
+#include "support/openapi_check.hpp"
 #include "support/test_node.hpp"
 
 #include <catch2/catch.hpp>
@@ -51,6 +52,7 @@ public:
   }
   httplib::Result get(const std::string& path) {
     httplib::Client client{"127.0.0.1", port_};
+    test::check_answers(client);
     for (int i = 0; i < 100; ++i) { // until the listener runs
       if (auto r = client.Get(path.c_str()))
         return r;

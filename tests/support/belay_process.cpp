@@ -1,6 +1,7 @@
 #include "support/belay_process.hpp"
 
 #include "support/metrics_token.hpp"
+#include "support/openapi_check.hpp"
 
 #include <arpa/inet.h>
 #include <csignal>
@@ -67,6 +68,7 @@ belay_process::belay_process(belay_process&& other) noexcept
 }
 
 belay_process::~belay_process() {
+  report_openapi_mismatches();
   if (pid_ > 0) {
     ::kill(pid_, SIGKILL);
     waitpid(pid_, nullptr, 0);
@@ -144,6 +146,7 @@ httplib::Client belay_process::client() const {
   httplib::Client c{"127.0.0.1", port_};
   c.set_connection_timeout(5);
   c.set_read_timeout(30);
+  check_answers(c);
   return c;
 }
 
