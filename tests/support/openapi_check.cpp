@@ -132,8 +132,12 @@ private:
       auto& root = *entry.first;
       auto& alloc = root.GetAllocator();
       root.CopyFrom(doc_, alloc);
+      // As a URI fragment, percent-encoded: a raw "{id}" makes the $ref invalid, and
+      // RapidJSON then ignores it, so every answer of that route would pass.
+      rapidjson::StringBuffer fragment;
+      rapidjson::Pointer(pointer.c_str()).StringifyUriFragment(fragment);
       rapidjson::Value ref(rapidjson::kObjectType);
-      ref.AddMember("$ref", rapidjson::Value(("#" + pointer).c_str(), alloc), alloc);
+      ref.AddMember("$ref", rapidjson::Value(fragment.GetString(), alloc), alloc);
       rapidjson::Value all(rapidjson::kArrayType);
       all.PushBack(ref, alloc);
       root.AddMember("allOf", all, alloc);
