@@ -122,8 +122,10 @@ private:
     return rapidjson::Pointer(schema.c_str()).Get(doc_) ? schema : "";
   }
 
-  // A schema document whose root refers to `pointer` in a copy of the whole document,
-  // so that the schema's own $refs resolve (RapidJSON 1.1 validates from the root).
+  // A schema document of the answer's schema alone, with the component schemas its
+  // $refs name ("#/components/schemas/…") beside it. Not the whole OpenAPI document:
+  // RapidJSON 1.1 makes a schema of every object under the root, and the document's
+  // other objects (a parameter's boolean "required") crash its validator.
   const rapidjson::SchemaDocument& schema_at(const std::string& pointer) {
     std::lock_guard lock{mutex_};
     auto& entry = schemas_[pointer];
@@ -131,16 +133,11 @@ private:
       entry.first = std::make_unique<rapidjson::Document>();
       auto& root = *entry.first;
       auto& alloc = root.GetAllocator();
-      root.CopyFrom(doc_, alloc);
-      // As a URI fragment, percent-encoded: a raw "{id}" makes the $ref invalid, and
-      // RapidJSON then ignores it, so every answer of that route would pass.
-      rapidjson::StringBuffer fragment;
-      rapidjson::Pointer(pointer.c_str()).StringifyUriFragment(fragment);
-      rapidjson::Value ref(rapidjson::kObjectType);
-      ref.AddMember("$ref", rapidjson::Value(fragment.GetString(), alloc), alloc);
-      rapidjson::Value all(rapidjson::kArrayType);
-      all.PushBack(ref, alloc);
-      root.AddMember("allOf", all, alloc);
+      root.CopyFrom(*rapidjson::Pointer(pointer.c_str()).Get(doc_), alloc);
+      rapidjson::Value schemas(doc_["components"]["schemas"], alloc);
+      rapidjson::Value components(rapidjson::kObjectType);
+      components.AddMember("schemas", schemas, alloc);
+      root.AddMember("components", components, alloc);
       entry.second = std::make_unique<rapidjson::SchemaDocument>(root);
     }
     return *entry.second;
