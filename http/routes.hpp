@@ -50,6 +50,7 @@ public:
   }
   routes& Put(const std::string& pattern, route_handler handle,
               route_check before_body = {}) {
+    listed_.push_back({"PUT", pattern});
     put_.push_back(make(pattern, std::move(handle), std::move(before_body)));
     return *this;
   }
