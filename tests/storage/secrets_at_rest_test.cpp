@@ -40,8 +40,8 @@ std::string hook_org(const std::string& hook_url) {
 }
 
 // `belay <command>` against the database with `flags` and no key unless they give one.
-test::belay_process belay(const std::string& command, const test::test_database& db,
-                          std::vector<std::string> flags) {
+test::belay_process run_belay(const std::string& command, const test::test_database& db,
+                              std::vector<std::string> flags) {
   std::vector<std::string> args{command, "--database-url", db.url()};
   if (command == "serve")
     args.insert(args.end(), {"--port", std::to_string(test::free_port())});
@@ -114,7 +114,7 @@ TEST_CASE("without a key, belay serve refuses a provisioning file with a secret,
           "naming the setting, and writes nothing") {
   test::test_database db{false};
   test::temp_file provisioning{hook_org("http://127.0.0.1:9/hook")};
-  auto refused = belay("serve", db, {"--provision", provisioning.path()});
+  auto refused = run_belay("serve", db, {"--provision", provisioning.path()});
   CHECK(refused.wait_exit() == 2);
   auto log = refused.log();
   INFO(log);
@@ -129,12 +129,12 @@ TEST_CASE("without a key, belay serve and belay provision refuse a database hold
           "channel secrets") {
   test::test_database db;
   db.provision(hook_org("http://127.0.0.1:9/hook")); // stored in clear: no key here
-  auto serve = belay("serve", db, {});
+  auto serve = run_belay("serve", db, {});
   CHECK(serve.wait_exit() == 2);
   CHECK(serve.log().find("--data-encryption-key-file") != std::string::npos);
   test::temp_file logs_only{R"({"orgs":[{"name":"alpha","apiKeys":["alpha-key"],
     "channels":[{"name":"log","type":"log"}],"policies":[]}]})"};
-  auto check = belay("provision", db, {"--check", logs_only.path()});
+  auto check = run_belay("provision", db, {"--check", logs_only.path()});
   CHECK(check.wait_exit() == 2);
   CHECK(check.log().find("--data-encryption-key-file") != std::string::npos);
   CHECK(db.count("SELECT count(*) FROM channel WHERE url LIKE 'sealed:%'") == 0);
@@ -148,7 +148,7 @@ TEST_CASE(
   CHECK(stored_secrets(db).size() == 3); // url, secret, and the answer-link secret
   test::temp_file key{key_a};
   test::temp_file provisioning{hook_org(sink.url("/hook"))};
-  auto node = belay(
+  auto node = run_belay(
       "serve", db,
       {"--data-encryption-key-file", key.path(), "--provision", provisioning.path()});
   REQUIRE(node.wait_ready());
@@ -171,16 +171,16 @@ TEST_CASE("a value under a key the node does not hold stops start-up naming the 
   test::temp_file old_key{key_a}, new_key{key_b};
   test::temp_file provisioning{hook_org(sink.url("/hook"))};
   {
-    auto first = belay("serve", db,
-                       {"--data-encryption-key-file", old_key.path(), "--provision",
-                        provisioning.path()});
+    auto first = run_belay("serve", db,
+                           {"--data-encryption-key-file", old_key.path(), "--provision",
+                            provisioning.path()});
     REQUIRE(first.wait_ready());
     first.stop();
   }
   auto old_id = ring(key_a).current->id, new_id = ring(key_b).current->id;
   REQUIRE(all_sealed_under(db, old_id));
 
-  auto unknown = belay("serve", db, {"--data-encryption-key-file", new_key.path()});
+  auto unknown = run_belay("serve", db, {"--data-encryption-key-file", new_key.path()});
   CHECK(unknown.wait_exit() == 2);
   auto log = unknown.log();
   INFO(log);
@@ -192,22 +192,22 @@ TEST_CASE("a value under a key the node does not hold stops start-up naming the 
 
   // The old key given as the old one: the node starts and reads what it sealed.
   {
-    auto rotating = belay("serve", db,
-                          {"--data-encryption-key-file", new_key.path(),
-                           "--data-encryption-key-old-file", old_key.path()});
+    auto rotating = run_belay("serve", db,
+                              {"--data-encryption-key-file", new_key.path(),
+                               "--data-encryption-key-old-file", old_key.path()});
     REQUIRE(rotating.wait_ready());
     rotating.stop();
   }
-  auto rekey = belay("rekey", db,
-                     {"--data-encryption-key-file", new_key.path(),
-                      "--data-encryption-key-old-file", old_key.path()});
+  auto rekey = run_belay("rekey", db,
+                         {"--data-encryption-key-file", new_key.path(),
+                          "--data-encryption-key-old-file", old_key.path()});
   REQUIRE(rekey.wait_exit() == 0);
   CHECK(rekey.log().find("rekeyed 3 stored secret(s) under key id " + new_id) !=
         std::string::npos);
   CHECK(all_sealed_under(db, new_id));
 
   // The old key's file is no longer needed.
-  auto after = belay("serve", db, {"--data-encryption-key-file", new_key.path()});
+  auto after = run_belay("serve", db, {"--data-encryption-key-file", new_key.path()});
   REQUIRE(after.wait_ready());
   auto r = after.client().Post(
       "/api/v1/incidents", {{"Authorization", "Bearer alpha-key"}},
