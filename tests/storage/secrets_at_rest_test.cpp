@@ -165,7 +165,7 @@ TEST_CASE(
 }
 
 TEST_CASE("a value under a key the node does not hold stops start-up naming the key id "
-          "only; the old key reads it, and belay rekey moves everything to the new key") {
+          "only, the old key reads it, and belay rekey moves everything to the new key") {
   test::test_database db;
   test::http_sink sink;
   test::temp_file old_key{key_a}, new_key{key_b};
