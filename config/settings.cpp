@@ -111,6 +111,13 @@ const std::vector<setting_info>& setting_table() {
        "requests a minute per source address to /hb, /a and the Twilio and Slack "
        "routes together, on each node (behind a proxy, every client is its address: "
        "raise it)"},
+      {"data-encryption-key-file", "BELAY_DATA_ENCRYPTION_KEY_FILE", "",
+       "a file holding the data encryption key (32 bytes as 64 hex digits or base64): "
+       "channel credentials and the answer-link secret are stored encrypted under it; "
+       "required once a channel has a URL or secret"},
+      {"data-encryption-key-old-file", "BELAY_DATA_ENCRYPTION_KEY_OLD_FILE", "",
+       "the previous key's file, during a rotation: values it sealed stay readable "
+       "until `belay rekey` has rewritten them under the current key"},
   };
   return table;
 }
@@ -212,6 +219,10 @@ void apply(settings& s, const std::string& key, const std::string& value,
     s.token_rate_limit_per_minute = to_int(name, value, 1);
   else if (key == "address-rate-limit-per-minute")
     s.address_rate_limit_per_minute = to_int(name, value, 1);
+  else if (key == "data-encryption-key-file")
+    s.data_encryption_key_file = value;
+  else if (key == "data-encryption-key-old-file")
+    s.data_encryption_key_old_file = value;
   else
     throw std::invalid_argument(where + "unknown setting '" + key + "' (see --help)");
 }
@@ -328,7 +339,9 @@ std::string describe(const settings& s) {
       << " provision=" << (s.provision.empty() ? "-" : s.provision)
       << " public_url=" << public_url_of(s)
       << " signing_secret=" << (s.signing_secret.empty() ? "stored" : "given")
-      << " metrics_token=" << (s.metrics_token.empty() ? "-" : "given");
+      << " metrics_token=" << (s.metrics_token.empty() ? "-" : "given")
+      << " data_encryption_key="
+      << (s.data_encryption_key_file.empty() ? "-" : s.data_encryption_key_file);
   return out.str();
 }
 

@@ -53,6 +53,10 @@ struct settings {
       static_cast<int>(route_limit_options{}.per_token_per_minute);
   int address_rate_limit_per_minute =
       static_cast<int>(route_limit_options{}.per_address_per_minute);
+
+  // Secrets at rest (docs/operations.md#data-encryption-key).
+  std::string data_encryption_key_file;     // empty: secrets stay in clear
+  std::string data_encryption_key_old_file; // read-only, until `belay rekey`
   std::string config_file;
 };
 

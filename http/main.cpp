@@ -15,6 +15,8 @@
 #include "storage/listener.hpp"
 #include "storage/migrate.hpp"
 #include "storage/provision.hpp"
+#include "storage/sealed.hpp"
+#include "storage/stored_secrets.hpp"
 
 #include <atomic>
 #include <caf/actor_system.hpp>
@@ -44,6 +46,8 @@ Usage:
   belay provision --check FILE [flags]
                           validate a provisioning file and print what applying it would
                           change (with a database), changing nothing; exit 0 when valid
+  belay rekey [flags]     rewrite every stored secret under --data-encryption-key-file
+                          (reading older ones with --data-encryption-key-old-file)
   belay inspect [--url URL] [--key KEY]   a node's live actors as tables (key: $BELAY_API_KEY)
   belay --help | --version
 
@@ -73,8 +77,8 @@ belay::protocol::provisioning parse_file(const std::string& path) {
   return std::get<0>(std::move(parsed));
 }
 
-void provision(belay::storage::connection& conn, const std::string& path) {
-  auto parsed = parse_file(path);
+void provision(belay::storage::connection& conn,
+               const belay::protocol::provisioning& parsed, const std::string& path) {
   auto report = belay::storage::apply_provisioning(conn, parsed);
   for (auto& change : report.changes)
     spdlog::info("provisioning: {}", change);
@@ -82,19 +86,65 @@ void provision(belay::storage::connection& conn, const std::string& path) {
                report.changed_rows);
 }
 
-// Migrates and provisions; answers the signing secret of the answer links: the one
-// given, else the one every node shares through the database.
-std::string prepare_database(const belay::settings& s) {
-  belay::storage::connection conn{s.database_url};
+// The data encryption keys the settings name (docs/operations.md#data-encryption-key),
+// made the ones every secret column is read and written with.
+belay::storage::keyring load_keyring(const belay::settings& s) {
+  belay::storage::keyring keys;
+  if (!s.data_encryption_key_file.empty())
+    keys.current = belay::storage::read_data_key_file(s.data_encryption_key_file,
+                                                      "--data-encryption-key-file");
+  if (!s.data_encryption_key_old_file.empty())
+    keys.old = belay::storage::read_data_key_file(s.data_encryption_key_old_file,
+                                                  "--data-encryption-key-old-file");
+  belay::storage::set_process_keyring(keys);
+  return keys;
+}
+
+// Refuses before writing anything when a secret would be stored, or could not be read,
+// with the keys given; else migrates and, with a key, seals every secret still in clear.
+void check_and_migrate(belay::storage::connection& conn,
+                       const belay::storage::keyring& keys, bool file_holds_secret) {
+  belay::storage::check_stored_secrets(conn, keys, file_holds_secret);
   auto applied = belay::storage::migrate(conn);
   if (applied.empty())
     spdlog::info("database schema is current");
   for (auto& v : applied)
     spdlog::info("applied migration {}", v);
+  if (keys.current) {
+    if (auto sealed = belay::storage::seal_stored_secrets(conn, keys, false))
+      spdlog::info("sealed {} stored secret(s) under key id {}", sealed,
+                   keys.current->id);
+  }
+}
+
+// Migrates and provisions; answers the signing secret of the answer links: the one
+// given, else the one every node shares through the database.
+std::string prepare_database(const belay::settings& s) {
+  auto keys = load_keyring(s);
+  std::optional<belay::protocol::provisioning> parsed;
   if (!s.provision.empty())
-    provision(conn, s.provision);
+    parsed = parse_file(s.provision);
+  belay::storage::connection conn{s.database_url};
+  check_and_migrate(conn, keys, parsed && belay::storage::holds_channel_secret(*parsed));
+  if (parsed)
+    provision(conn, *parsed, s.provision);
   return s.signing_secret.empty() ? belay::storage::load_signing_secret(conn)
                                   : s.signing_secret;
+}
+
+// belay rekey: every stored secret rewritten under the current key, so that the old
+// key's file can be retired (docs/operations.md#rotating-the-key).
+int rekey(const belay::settings& s) {
+  auto keys = load_keyring(s);
+  if (!keys.current)
+    throw std::invalid_argument(
+        "belay rekey needs --data-encryption-key-file (BELAY_DATA_ENCRYPTION_KEY_FILE)");
+  belay::storage::connection conn{s.database_url};
+  check_and_migrate(conn, keys, false);
+  auto n = belay::storage::seal_stored_secrets(conn, keys, true);
+  std::cout << "rekeyed " << n << " stored secret(s) under key id " << keys.current->id
+            << "\n";
+  return 0;
 }
 
 // Set by the watchdog when a top-level actor died: the process exits non-zero, so that
@@ -149,9 +199,13 @@ int run_provisioning(const std::vector<std::string>& args) {
                  "would change is not known\n";
     return 0;
   }
+  auto keys = load_keyring(s);
   belay::storage::connection conn{s.database_url};
-  if (!dry_run)
-    belay::storage::migrate(conn); // a new database, or one older than this binary
+  if (dry_run)
+    belay::storage::check_stored_secrets(conn, keys,
+                                         belay::storage::holds_channel_secret(parsed));
+  else // a new database, or one older than this binary
+    check_and_migrate(conn, keys, belay::storage::holds_channel_secret(parsed));
   auto report = belay::storage::apply_provisioning(conn, parsed, dry_run);
   if (report.changes.empty())
     std::cout << (dry_run ? "applying it would change nothing\n" : "nothing changed\n");
@@ -315,6 +369,8 @@ int main(int argc, char** argv) {
     spdlog::info("settings: {}", belay::describe(s));
     if (command == "serve")
       return serve(s);
+    if (command == "rekey")
+      return rekey(s);
     if (command == "migrate") {
       prepare_database(s);
       return 0;

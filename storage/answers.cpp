@@ -2,6 +2,7 @@
 
 #include "storage/channel_rows.hpp"
 #include "storage/incident_rows.hpp"
+#include "storage/sealed.hpp"
 #include "storage/statements.hpp"
 
 namespace belay::storage {
@@ -57,7 +58,7 @@ std::string load_signing_secret(connection& c) {
   auto r = c.exec("SELECT secret FROM signing_secret WHERE id = 1");
   if (r.rows() == 0)
     throw db_error("the database has no signing secret (migration 0013_answers)", "");
-  return r.str(0, 0);
+  return open(process_keyring(), r.str(0, 0));
 }
 
 std::optional<answered_delivery> load_answered_delivery(connection& c,

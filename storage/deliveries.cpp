@@ -3,6 +3,7 @@
 #include "storage/batch.hpp"
 #include "storage/channel_rows.hpp"
 #include "storage/columns.hpp"
+#include "storage/sealed.hpp"
 #include "storage/statements.hpp"
 
 #include <algorithm>
@@ -320,8 +321,18 @@ const std::string dead_letter_exists_sql =
 
 } // namespace
 
+// The one place channel secrets are opened: once per channel load, never per page
+// (docs/guarantees.md#no-key-at-rest-in-clear).
 std::vector<channel_config> read_channels(const result& r) {
-  return read_rows<channel_config>(r, BELAY_ROW_READER(BELAY_CHANNEL_COLUMN_LIST));
+  auto channels =
+      read_rows<channel_config>(r, BELAY_ROW_READER(BELAY_CHANNEL_COLUMN_LIST));
+  const auto& keys = process_keyring();
+  for (auto& ch : channels) {
+    ch.url = open(keys, ch.url);
+    ch.secret = open(keys, ch.secret);
+    ch.signing_secret = open(keys, ch.signing_secret);
+  }
+  return channels;
 }
 
 std::vector<channel_config> load_channels(connection& c) {

@@ -10,6 +10,7 @@
 #include "storage/deliveries.hpp"
 #include "storage/incidents.hpp"
 #include "storage/statements.hpp"
+#include "storage/stored_secrets.hpp"
 
 #include <chrono>
 #include <limits>
@@ -279,12 +280,23 @@ void apply_org(connection& c, provision_report& report,
   }
 
   std::vector<std::string> names;
+  // Secrets are stored sealed (docs/guarantees.md#no-key-at-rest-in-clear); "<set>"
+  // goes through as it is: the statement keeps the stored value for it.
+  const auto& keys = process_keyring();
+  auto stored = channel_secrets_of_org(c, org);
+  auto sealed = [&keys](const std::string& was, const std::string& plain) {
+    return plain == protocol::stored_secret ? plain
+                                            : reseal_unless_same(keys, was, plain);
+  };
   for (auto& ch : o.channels) {
     names.push_back(ch.name);
-    note.upserted(c.query(channel_sql, org, ch.name, ch.type, ch.url, ch.secret,
-                          ch.account, ch.from, ch.max_attempts, ch.retry_base_seconds,
-                          ch.retry_cap_seconds, ch.timeout_seconds, ch.failover_to,
-                          ch.signing_secret, protocol::throttle_json(ch.throttle),
+    auto& was = stored[ch.name];
+    note.upserted(c.query(channel_sql, org, ch.name, ch.type, sealed(was.url, ch.url),
+                          sealed(was.secret, ch.secret), ch.account, ch.from,
+                          ch.max_attempts, ch.retry_base_seconds, ch.retry_cap_seconds,
+                          ch.timeout_seconds, ch.failover_to,
+                          sealed(was.signing_secret, ch.signing_secret),
+                          protocol::throttle_json(ch.throttle),
                           protocol::throttle_json(ch.status_throttle), ch.bundle),
                   "channel", ch.name,
                   ch.secret == protocol::stored_secret ||

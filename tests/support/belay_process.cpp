@@ -5,6 +5,7 @@
 
 #include <arpa/inet.h>
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <fcntl.h>
 #include <fstream>
@@ -12,6 +13,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -36,8 +38,29 @@ int run_lib(const std::string& command) {
   return std::system(script.c_str());
 }
 
+std::string test_key_file() {
+  if (auto* given = std::getenv("BELAY_DATA_ENCRYPTION_KEY_FILE"); given && *given)
+    return given;
+  static const std::string path = [] {
+    auto p = "/tmp/belay-test-" + std::to_string(getpid()) + ".key";
+    std::ifstream random{"/dev/urandom", std::ios::binary};
+    std::string hex;
+    for (int i = 0; i < 32; ++i) {
+      char digits[3];
+      std::snprintf(digits, sizeof digits, "%02x",
+                    static_cast<unsigned char>(random.get()));
+      hex += digits;
+    }
+    std::ofstream{p} << hex << "\n";
+    chmod(p.c_str(), 0600);
+    return p;
+  }();
+  return path;
+}
+
 belay_process::belay_process(std::vector<std::string> args,
                              std::map<std::string, std::string> env) {
+  env.emplace("BELAY_DATA_ENCRYPTION_KEY_FILE", test_key_file());
   static int counter = 0;
   log_path_ = "/tmp/belay-test-" + std::to_string(getpid()) + "-" +
               std::to_string(counter++) + ".log";

@@ -14,9 +14,15 @@ int free_port();
 // Runs a shell command with scripts/lib.sh sourced (pg_start, pg_stop, …).
 int run_lib(const std::string& command);
 
+// The data encryption key file every belay_process is given unless its environment
+// says otherwise: $BELAY_DATA_ENCRYPTION_KEY_FILE (scripts/test makes one), else a
+// random key in a file of this test process's own.
+std::string test_key_file();
+
 class belay_process {
 public:
-  // Starts `belay <args…>` with the given extra environment; output goes to a log file.
+  // Starts `belay <args…>` with the given extra environment (an empty
+  // BELAY_DATA_ENCRYPTION_KEY_FILE: no key); output goes to a log file.
   belay_process(std::vector<std::string> args,
                 std::map<std::string, std::string> env = {});
   ~belay_process();
