@@ -28,6 +28,7 @@
     $('config-body').replaceChildren();
     $('config-raw').textContent = '';
     $('config-error').textContent = '';
+    showRaw(false);
   }
 
   async function load() {
@@ -57,8 +58,9 @@
     $('config-raw').textContent = '';
   }
 
-  function toggleRaw() {
-    const raw = $('config-raw-toggle').getAttribute('aria-pressed') !== 'true';
+  const toggleRaw = () => showRaw($('config-raw-toggle').getAttribute('aria-pressed') !== 'true');
+
+  function showRaw(raw) {
     $('config-raw-toggle').setAttribute('aria-pressed', String(raw));
     $('config-raw').hidden = !raw;
     $('config-body').hidden = raw;
