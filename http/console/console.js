@@ -228,6 +228,7 @@
     $('console').hidden = true;
     $('operator-label').hidden = true;
     $('sign-out').hidden = true;
+    $('nav-config').hidden = true;
     $('login').hidden = false;
     $('login-error').textContent = message || '';
     $('login-submit').disabled = false;
@@ -245,6 +246,7 @@
     $('console').hidden = false;
     $('operator-label').hidden = false;
     $('sign-out').hidden = false;
+    $('nav-config').hidden = false;
   }
 
   function signOut(message) {
@@ -257,6 +259,7 @@
     $('channels').replaceChildren();
     $('schedules').replaceChildren();
     window.belayConsole.closeIncident();
+    window.belayConsole.closeConfig();
     $('node').textContent = 'not connected';
     setConnection('idle', '');
     showLogin(message);
@@ -751,7 +754,8 @@
     sessionStorage.setItem(OPERATOR_ITEM, operatorName());
   });
 
-  // For incident.js (loaded after this file), which adds openIncident and closeIncident.
+  // For incident.js and config.js (loaded after this file), which add openIncident,
+  // closeIncident and closeConfig.
   window.belayConsole = {el, api, problem, localTime, duration, stepLabel, Unauthorized};
 
   setInterval(tick, 1000);

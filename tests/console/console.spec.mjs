@@ -12,7 +12,9 @@
 // incident's alerts, firing and resolved, paged through past the first 100; pages held by
 // a contact's throttle, in the incident and per channel; the bundle that carried them one
 // click from each member and back; steps numbered from 1 as in the messages; a date axis
-// under the on-call bar; and the views within a phone's width. Exits 0 only if all of
+// under the on-call bar; and the views within a phone's width. Its Configuration view
+// shows the org's document readably and, toggled, as JSON, with no secret in the page;
+// an API error plainly; empty sections as empty. Exits 0 only if all of
 // that happened; every wait is bounded, so a missing feature fails with a message instead
 // of hanging.
 import {chromium} from 'playwright-core';
@@ -436,6 +438,115 @@ try {
     await view.locator('table.deliveries button.open-bundle', {hasText: `bundle ${bundleId}`}).waitFor();
     const other = await api('GET', `/api/v1/bundles/${bundleId}`);
     if (other.status !== 200 || other.json().incidents.length !== 4) throw new Error(`the bundle is ${other.text}`);
+  });
+
+  // The configuration view (docs/http.md#console-configuration): the org's document laid
+  // out to read, read-only, and no secret of it in the page. SECRETS are the plain values
+  // tests/http/console_test.cpp provisions: channel secrets and every key.
+  const SECRETS = ['console-hook-secret', 'console-slack', 'console-routing', 'console-prom',
+    'console-hb-key', apiKey];
+  const configView = page.locator('#config-view');
+  const configCard = (kind, name) => configView.locator(`.config-card.${kind}[data-name="${name}"]`);
+  const openConfig = async () => {
+    await page.locator('#nav-config').click();
+    await configView.waitFor({state: 'visible'});
+  };
+
+  await step('the Configuration view shows users, schedules, policies, channels, integrations, heartbeats', async () => {
+    await openConfig();
+    await configView.locator('#config-heading', {hasText: 'Configuration of console'}).waitFor();
+    const alice = configCard('user', 'alice');
+    await alice.locator('.contacts li[data-contact="l"]', {hasText: 'log → alice'}).waitFor();
+    await alice.locator('.contacts li[data-contact="phone"]', {hasText: 'log → +15550100'}).waitFor();
+    await alice.locator('.rules li', {hasText: 'At once: l'}).waitFor();
+    for (const user of ['bob', 'carol']) await configCard('user', user).waitFor();
+    const layer = configCard('schedule-config', 'primary').locator('li[data-layer="days"]');
+    await layer.locator('dd', {hasText: 'alice → bob'}).waitFor();
+    await layer.locator('dd', {hasText: /^daily: 1 day a turn, from 2026-01-01T09:00/}).waitFor();
+    await configCard('policy', 'answer').locator('.steps li', {hasText: 'Step 1, at once: user carol'}).waitFor();
+    await configCard('policy', 'answer').locator('.steps li', {hasText: 'Step 2, after 10 min: log → lead'}).waitFor();
+    await configCard('policy', 'oncall').locator('.steps li', {hasText: 'whoever is on call in primary'}).waitFor();
+    const chat = configCard('channel-config', 'chat');
+    await chat.locator('dd', {hasText: /^1 per 8 s$/}).waitFor();
+    await chat.locator('dt:text-is("Signing secret") + dd', {hasText: /^set$/}).waitFor();
+    await chat.locator('dt:text-is("Bundle") + dd', {hasText: /^yes$/}).waitFor();
+    await configCard('channel-config', 'hook').locator('dt:text-is("Secret") + dd', {hasText: /^set$/}).waitFor();
+    const prom = configCard('integration', 'prom');
+    await prom.locator('dd', {hasText: 'by labels.alertname'}).waitFor();
+    await prom.locator('dt:text-is("Key") + dd', {hasText: /^set$/}).waitFor();
+    await configCard('integration', 'deploys').locator('dd', {hasText: /^none: /}).waitFor();
+    await configCard('heartbeat-config', 'nightly-backup').locator('dd', {hasText: /^1 d$/}).waitFor();
+    await configView.locator('dd', {hasText: /^1 key set$/}).waitFor();
+    if (await configView.locator('input, textarea, select, form').count())
+      throw new Error('the view offers editing: it is read-only (docs/http.md#console-configuration)');
+  });
+
+  const secretsInPage = () => page.evaluate((secrets) => {
+    const html = document.documentElement.outerHTML;
+    const text = document.body.innerText + '\n' + document.body.textContent;
+    const inputs = [...document.querySelectorAll('input, textarea')].map((i) => i.value).join('\n');
+    return secrets.filter((s) => html.includes(s) || text.includes(s) || inputs.includes(s));
+  }, SECRETS);
+
+  await step('no secret or key is anywhere in the page, its text or its DOM', async () => {
+    const found = await secretsInPage();
+    if (found.length) throw new Error(`the page holds ${found.join(', ')}`);
+  });
+
+  await step('the raw JSON toggle shows the document as GET /api/v1/config returned it, secrets "<set>"', async () => {
+    const res = await api('GET', '/api/v1/config');
+    if (res.status !== 200) throw new Error(`GET /api/v1/config answered ${res.status}: ${res.text}`);
+    await page.locator('#config-raw-toggle').click();
+    const raw = page.locator('#config-raw');
+    await raw.waitFor({state: 'visible'});
+    if (!(await page.locator('#config-body').isHidden())) throw new Error('the readable view stays beside the JSON');
+    const shown = await raw.textContent();
+    if (JSON.stringify(JSON.parse(shown)) !== JSON.stringify(res.json()))
+      throw new Error('the JSON shown is not the document returned');
+    // As the node wrote it, numbers included: 30.0, not 30.
+    for (const field of ['"secret": "<set>"', '"signingSecret": "<set>"', '"key": "<set>"',
+      '"apiKeys": [\n        "<set>"\n      ]', '"retryBaseSeconds": 30.0'])
+      if (!shown.includes(field)) throw new Error(`the JSON lacks ${field}`);
+    const found = await secretsInPage();
+    if (found.length) throw new Error(`with the JSON shown, the page holds ${found.join(', ')}`);
+    await page.locator('#config-raw-toggle').click();
+    await page.locator('#config-body').waitFor({state: 'visible'});
+  });
+
+  await step('an error from the API is shown plainly, and empty sections say so', async () => {
+    const answer = (status, body) => (route) =>
+      route.fulfill({status, contentType: 'application/json', body: JSON.stringify(body)});
+    await page.route('**/api/v1/config', answer(503, {error: {code: 'unavailable', message: 'the database is unreachable'}}));
+    await openConfig();
+    await page.locator('#config-error', {hasText: 'Configuration: the database is unreachable (HTTP 503)'}).waitFor();
+    if ((await page.locator('#config-body .config-card').count()) !== 0) throw new Error('the old document stays on show');
+    await page.unroute('**/api/v1/config');
+    const empty = {name: 'console', apiKeys: [], channels: [], users: [], schedules: [], policies: [],
+      heartbeats: [], integrations: []};
+    await page.route('**/api/v1/config', answer(200, {orgs: [empty]}));
+    await openConfig();
+    for (const text of ['No users.', 'No schedules.', 'No escalation policies.', 'No channels.',
+      'No integrations.', 'No heartbeat monitors.'])
+      await configView.locator('.config-section .empty', {hasText: text}).waitFor();
+    if ((await page.locator('#config-error').textContent()) !== '') throw new Error('the error stays after a good answer');
+    await page.unroute('**/api/v1/config');
+    await openConfig();
+    await configCard('user', 'alice').waitFor();
+  });
+
+  await step('on a phone the configuration view fits the screen, then it closes', async () => {
+    await page.setViewportSize({width: 390, height: 844});
+    await configView.scrollIntoViewIfNeeded();
+    const over = await configView.evaluate((view) => {
+      const width = document.documentElement.clientWidth;
+      return Math.max(...[view, ...view.querySelectorAll('*')].map((n) => n.getBoundingClientRect().right - width));
+    });
+    if (over > 1) throw new Error(`the configuration view runs ${Math.round(over)} px past a 390 px screen`);
+    await page.screenshot({path: screenshotPath.replace(/(\.png)?$/, '-config-phone.png'), fullPage: true});
+    await page.setViewportSize({width: 1360, height: 860});
+    await page.locator('#config-close').click();
+    await configView.waitFor({state: 'hidden'});
+    if ((await page.locator('#config-body').textContent()) !== '') throw new Error('the document stays in the page once closed');
   });
 
   await step('on a phone the incident and bundle views fit the screen', async () => {

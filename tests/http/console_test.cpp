@@ -25,17 +25,20 @@ const char* const api_key = "console-test-key";
 // Policy "storm" posts to #storm on a Slack-shaped channel (the spec's webhook again)
 // that lets one message through every 8 s and bundles the rest
 // (docs/guarantees.md#storms); integration "prom" groups Alertmanager alerts by alertname
-// into incidents of "default".
+// into incidents of "default". Alice's second contact, which no rule pages, and the
+// secrets (hook's, chat's, the keys) are for the configuration view: the spec checks that
+// no secret reaches the page.
 std::string provisioning(int hook_port) {
   return R"({"orgs":[{"name":"console","apiKeys":["console-test-key"],
   "channels":[{"name":"log","type":"log"},
     {"name":"hook","type":"webhook","url":"http://127.0.0.1:)" +
-         std::to_string(hook_port) + R"(/hook"},
+         std::to_string(hook_port) + R"(/hook","secret":"console-hook-secret"},
     {"name":"chat","type":"slack","url":"http://127.0.0.1:)" +
          std::to_string(hook_port) +
          R"(/slack","signingSecret":"console-slack","throttle":[{"count":1,"seconds":8}]}],
   "users":[
-    {"name":"alice","contacts":[{"name":"l","channel":"log","to":"alice"}],"rules":[{"contact":"l"}]},
+    {"name":"alice","contacts":[{"name":"l","channel":"log","to":"alice"},
+      {"name":"phone","channel":"log","to":"+15550100"}],"rules":[{"contact":"l"}]},
     {"name":"bob","contacts":[{"name":"l","channel":"log","to":"bob"}],"rules":[{"contact":"l"}]},
     {"name":"carol","contacts":[{"name":"h","channel":"hook","to":"carol"}],"rules":[{"contact":"h"}]}],
   "schedules":[{"name":"primary","timeZone":"Europe/Berlin","layers":[{"name":"days",
@@ -101,5 +104,29 @@ TEST_CASE(
   INFO("belay log (tail):\n" << tail(belay.log(), 4000));
   CHECK(code == 0);
   CHECK(exists(screenshot));
+  CHECK(belay.stop() == 0);
+}
+
+// Without a browser: the page offers the configuration view, and its script is served and
+// reads GET /api/v1/config (docs/http.md#console-configuration).
+TEST_CASE("the console's page offers the configuration view and serves its script") {
+  test::test_database db;
+  test::temp_file provision_file{provisioning(test::free_port())};
+  auto belay =
+      test::belay_process::serve(db.url(), {"--provision", provision_file.path()});
+  auto client = belay.client();
+
+  auto page = client.Get("/console");
+  REQUIRE(page);
+  CHECK(page->status == 200);
+  CHECK(page->body.find(R"(id="nav-config")") != std::string::npos);
+  CHECK(page->body.find(R"(id="config-view")") != std::string::npos);
+  CHECK(page->body.find(R"(<script src="/console/config.js")") != std::string::npos);
+
+  auto script = client.Get("/console/config.js");
+  REQUIRE(script);
+  CHECK(script->status == 200);
+  CHECK(script->get_header_value("Content-Type") == "text/javascript; charset=utf-8");
+  CHECK(script->body.find("'/api/v1/config'") != std::string::npos);
   CHECK(belay.stop() == 0);
 }
