@@ -437,10 +437,12 @@ void recheck(self_ptr self, std::vector<storage::claimed_delivery> rows) {
 // check only in the round its claim or re-check answered: one that waited for a sender
 // at all might have been acknowledged meanwhile, and is checked again first (G4). The
 // check is as late as it can be, the send's start only the hand-over to an idle sender
-// after it. The waiting rows are checked together (up to a claim's worth, one statement
-// at a time), not one per free sender: one statement per send cost more than the send
-// (measured: a loaded node fell from ~1,800 to ~200 deliveries/s, every delivery
-// re-checked alone).
+// after it. A re-check takes as many waiting rows as there are free senders: a row
+// checked and not handed over in that round would wait again and be checked again (a
+// claim's worth at a time re-read each row up to claim_batch / senders times). Under load
+// the claims too take only what the free senders start (claim()), so that rows rarely
+// wait at all: every check is paid once per row, in statements of up to `room` rows,
+// and that is G4's price (bench/JOURNAL.md, 5 December evening).
 void dispatch(self_ptr self) {
   auto& st = self->state;
   auto stale = [&](const queued_delivery& q) {
@@ -459,8 +461,7 @@ void dispatch(self_ptr self) {
   }
   if (room > 0 && !st.queue.empty() && st.checking == 0) {
     std::vector<storage::claimed_delivery> waited;
-    while (!st.queue.empty() && stale(st.queue.front()) &&
-           waited.size() < static_cast<size_t>(st.opts.claim_batch)) {
+    while (!st.queue.empty() && stale(st.queue.front()) && waited.size() < room) {
       waited.push_back(std::move(st.queue.front().claimed));
       st.queue.pop_front();
     }
@@ -490,6 +491,7 @@ void take_claimed(self_ptr self, std::vector<storage::claimed_delivery>& claimed
     st.failed += cancelled;
     count(self, "cancelled", static_cast<double>(cancelled));
   }
+  st.backlog = maybe_more;
   if (maybe_more)
     st.again = true; // there may be more due
   dispatch(self);
@@ -506,6 +508,12 @@ void wake_when_throttle_opens(self_ptr self, micros opens_at) {
                      atom::nudge_v);
 }
 
+// A claim is itself a check (G4): its rows go out without another in the round it
+// answers, as many as there are free senders. While the outbox holds more than a claim
+// (the last one came back full), a claim takes no more than the free senders start at
+// once, with nothing queued ahead of it, and waits for a sender to free up otherwise:
+// rows claimed to wait would each cost a re-check too. Once the outbox is drained, claims
+// take a claim's worth again, and what waits is re-checked.
 void claim(self_ptr self) {
   auto& st = self->state;
   st.again = true;
@@ -516,6 +524,13 @@ void claim(self_ptr self) {
     return; // claimed again as rows leave
   auto limit =
       std::min<size_t>(static_cast<size_t>(st.opts.claim_batch), capacity - held(self));
+  if (st.backlog) {
+    auto ahead = st.queue.size() + st.checking + st.bundles.size();
+    auto room = free_senders(self);
+    limit = std::min(limit, room > ahead ? room - ahead : 0);
+    if (limit == 0)
+      return; // claimed when a sender frees up (dispatch)
+  }
   st.claiming = true;
   st.again = false;
   storage::claim_request req{st.config.org_id,
@@ -526,6 +541,7 @@ void claim(self_ptr self) {
                                  static_cast<micros>(st.opts.claim_lease_seconds * 1e6),
                              static_cast<int>(limit)};
   req.release_unheld = st.claim_lost;
+  metrics::count(metrics::name::delivery_claims_total, {{"channel", st.config.name}});
   if (req.release_unheld)
     req.held.assign(st.holding.begin(), st.holding.end());
   auto failed = [self](caf::error& err) {

@@ -7,7 +7,8 @@
 // has its own senders, at most `concurrency` of them, so a hung endpoint occupies only
 // its own channel's. It claims no more than it can start before the claim lease ends,
 // even if every send takes its full timeout, and a row that waited since its claim is
-// checked against its incident again (and its lease renewed) right before it is sent (G4).
+// checked against its incident again (and its lease renewed) right before it is sent
+// (G4).
 #pragma once
 
 #include "actors/deps.hpp"
@@ -82,6 +83,9 @@ struct channel_state {
   std::optional<micros> wake_at;
   bool claiming = false;
   bool again = false; // claim again once the current claim (or room) allows
+  // The last claim came back full: more is due than the senders can take at once, so
+  // claims take only what the free senders start in the claim's own round (see claim()).
+  bool backlog = false;
   // A claim failed, and may have committed: the next one releases this node's claims
   // on the channel that are not among `holding` (claimed rows known here).
   bool claim_lost = false;

@@ -50,6 +50,8 @@ const std::map<std::string, std::pair<std::string, std::string>> known = {
      {"counter", "Requests answered 503 because every HTTP thread was busy and the "
                  "queue full."}},
     {name::rate_limited_total, {"counter", "Requests answered 429, by kind of key."}},
+    {name::delivery_claims_total,
+     {"counter", "Statements that claimed due deliveries for a channel's senders."}},
     {name::delivery_rechecks_total,
      {"counter", "Statements that checked claimed deliveries against their incidents "
                  "again before sending them (they had waited for a sender)."}},

@@ -39,6 +39,7 @@ inline constexpr const char* http_deadline_closed_total =
     "belay_http_deadline_closed_total";
 inline constexpr const char* http_shed_total = "belay_http_shed_total";
 inline constexpr const char* rate_limited_total = "belay_rate_limited_total";
+inline constexpr const char* delivery_claims_total = "belay_delivery_claims_total";
 inline constexpr const char* delivery_rechecks_total = "belay_delivery_rechecks_total";
 inline constexpr const char* deliveries_rechecked_total =
     "belay_deliveries_rechecked_total";
