@@ -6,7 +6,8 @@
 // refuse for good or time out, replies of committed statements lost on the way back,
 // every PostgreSQL connection reset, the database refusing connections for one operation,
 // incident actors killed, the node restarted, replaced or restarted with its clock
-// stepped — against the real actors on the simulated clock and a real PostgreSQL. The
+// stepped, and a storm's throttled, bundling contact paged by a quarter of the triggers —
+// against the real actors on the simulated clock and a real PostgreSQL. The
 // client side journals every operation and its answer (simulation_journal.hpp); the sink
 // reads the database the moment each page arrives. After every operation the invariants
 // of simulation_invariants.hpp are checked against the database, the sink's requests and
