@@ -552,9 +552,10 @@ void claim(self_ptr self) {
     self->delayed_send(self, st.d.db_retry, atom::retry_tick_v);
   };
   if (st.config.per_contact()) {
-    storage::contact_request creq{std::move(req), st.config.throttle,
-                                  st.config.status_throttle, st.config.bundle,
-                                  st.opts.max_bundle_members};
+    storage::contact_request creq{
+        std::move(req),
+        test_hooks::skip_throttle ? throttle_windows{} : st.config.throttle,
+        st.config.status_throttle, st.config.bundle, st.opts.max_bundle_members};
     self->request(st.d.storage, caf::infinite, atom::claim_contacts_v, std::move(creq))
         .then(
             [self, limit](storage::contact_claim& claimed) {

@@ -16,6 +16,9 @@ inline std::atomic<bool> skip_send_recheck{false};
 // The registry does not bring a crashed incident actor's ladder back
 // (docs/guarantees.md#g5).
 inline std::atomic<bool> no_respawn{false};
+// A throttling channel claims its contacts as if no throttle held them
+// (docs/architecture.md#storms).
+inline std::atomic<bool> skip_throttle{false};
 
 // Called with a page's idempotency key when the claim or re-check that found its incident
 // open answers the channel, and when the channel hands the page to a sender: the

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -31,6 +32,17 @@ public:
   // its timer.
   static constexpr micros slack = 180'000'000;
 
+  // The storm contact's throttle (simulation_test.cpp's channel "pager", at the sink's
+  // /slack path): what the channel is given, and what the sink must see kept.
+  static constexpr const char* pager_throttle =
+      R"([{"count":1,"seconds":60},{"count":3,"seconds":900}])";
+  struct throttle_window {
+    size_t count;
+    micros length;
+  };
+  static constexpr throttle_window pager_windows[] = {{1, 60'000'000}, {3, 900'000'000}};
+  static constexpr const char* pager_path = "/slack";
+
   invariants(test_database& db, http_sink& sink, const simulation_journal& journal)
       : db_(db), sink_(sink), journal_(journal) {}
 
@@ -39,9 +51,11 @@ public:
   // hands it to a sender (actors/test_hooks.hpp) and when its request arrives at the
   // sink. Every actor of the node runs on the test thread, and the sender is blocked in
   // that very send while the sink reads, so what is committed at each point was
-  // committed before it.
-  void watch(int64_t org) {
+  // committed before it. `node_now` is the node's simulated clock, which times the
+  // requests at the sink for the throttle (the sink's own timestamps are wall-clock).
+  void watch(int64_t org, std::function<micros()> node_now) {
     org_ = org;
+    node_now_ = std::move(node_now);
     at_sink_ = std::make_unique<storage::connection>(db_.url());
     sink_.on_request([this](const recorded_request& r) { on_send(r); });
     test_hooks::on_page_checked = [this](const std::string& key) { on_checked(key); };
@@ -60,6 +74,15 @@ public:
   // instant docs/guarantees.md#g4 admits: between the check that passed the page and
   // its hand-over to a sender, or between that hand-over and the request's first byte.
   int admitted_late_sends() const { return admitted_; }
+
+  // What reached the storm's contact: its requests, and how many of them were bundles.
+  std::pair<size_t, size_t> pager_requests() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    size_t bundles = 0;
+    for (auto& a : pager_arrivals_)
+      bundles += a.second.rfind(bundle_prefix, 0) == 0;
+    return {pager_arrivals_.size(), bundles};
+  }
 
   // An acknowledge or resolve of incident `id` (of `key`) was answered: the pages it has
   // now are all it may ever have, unless a trigger of the key reopens it (G4 by commit
@@ -92,7 +115,7 @@ public:
     using invariant_check = std::string (invariants::*)();
     for (invariant_check invariant :
          {&invariants::accepted_events_exist, &invariants::no_page_after_settle,
-          &invariants::sink_matches_rows,
+          &invariants::sink_matches_rows, &invariants::throttle_holds,
           &invariants::steps_fire_once_with_their_deliveries,
           &invariants::deliveries_settle})
       if (auto broken = (this->*invariant)(); !broken.empty())
@@ -111,6 +134,12 @@ private:
     micros next_attempt, claim_expires;
     bool first; // not a failover or a replay: what a step wrote
     int64_t dead_letters;
+    int64_t bundle; // 0: none
+    bool update;    // a status update, throttled on its own
+  };
+  struct bundle_row {
+    std::string key, status;
+    bool update;
   };
   struct settled_incident {
     uint64_t seq;
@@ -131,20 +160,32 @@ private:
     bool found = false, settled = false, settled_before_check = false;
     std::string delivery, incident, status;
   };
+  static constexpr const char* page_state_sql =
+      "SELECT d.id, i.id, i.status, coalesce((SELECT max(t.xmin::text::bigint) < "
+      "d.xmin::text::bigint FROM timeline t WHERE t.org_id = i.org_id AND "
+      "t.incident_id = i.id AND t.kind IN ('acknowledged', 'resolved')), false)::int "
+      "FROM delivery d JOIN incident i ON i.org_id = d.org_id AND i.id = "
+      "d.incident_id WHERE ";
+  static std::vector<page_state> read_pages(const storage::result& r) {
+    std::vector<page_state> pages;
+    for (int i = 0; i < r.rows(); ++i)
+      pages.push_back({true, settles(r.str(i, 2)),
+                       settles(r.str(i, 2)) && r.int64(i, 3) == 1, r.str(i, 0),
+                       r.str(i, 1), r.str(i, 2)});
+    return pages;
+  }
   static page_state read_page(storage::connection& c, const std::string& key) {
-    auto r = c.query(
-        "SELECT d.id, i.id, i.status, coalesce((SELECT max(t.xmin::text::bigint) < "
-        "d.xmin::text::bigint FROM timeline t WHERE t.org_id = i.org_id AND "
-        "t.incident_id = i.id AND t.kind IN ('acknowledged', 'resolved')), false)::int "
-        "FROM delivery d JOIN incident i ON i.org_id = d.org_id AND i.id = "
-        "d.incident_id WHERE d.idempotency_key = $1",
-        key);
-    page_state p;
-    if (r.rows() != 1)
-      return p;
-    p = {true,        settles(r.str(0, 2)), settles(r.str(0, 2)) && r.int64(0, 3) == 1,
-         r.str(0, 0), r.str(0, 1),          r.str(0, 2)};
-    return p;
+    auto pages =
+        read_pages(c.query(std::string{page_state_sql} + "d.idempotency_key = $1", key));
+    return pages.size() == 1 ? pages.front() : page_state{};
+  }
+  // The members a bundle is sending (CLAIMED; those its re-check took out are not), each
+  // against the re-check that kept it, the transaction that last wrote its row.
+  static std::vector<page_state> read_bundle_members(storage::connection& c,
+                                                     const std::string& bundle_id) {
+    return read_pages(c.query(std::string{page_state_sql} +
+                                  "d.bundle_id = $1::bigint AND d.status = 'CLAIMED'",
+                              bundle_id));
   }
   static std::string late_send(const page_state& p, const std::string& how) {
     return "G4: the send of delivery " + p.delivery +
@@ -184,12 +225,33 @@ private:
   void on_send(const recorded_request& r) {
     auto key = r.header("Idempotency-Key");
     std::lock_guard<std::mutex> lock(mutex_);
+    if (r.path == pager_path)
+      pager_arrivals_.push_back({node_now_(), key});
+    if (key.rfind(bundle_prefix, 0) == 0) {
+      on_bundle_sent(key.substr(bundle_prefix.size()));
+      return;
+    }
     auto p = read_page(*at_sink_, key);
     const bool handed_over = handed_over_.erase(key) == 1;
     if (p.settled && !handed_over)
       late_sends_.push_back(late_send(p, "when the request arrived, with no hand-over"));
     else if (p.settled)
       ++admitted_;
+  }
+
+  // G4 for a bundle: each member still in it when it arrived was open when the re-check
+  // that kept it committed (docs/architecture.md#storms: members settled meanwhile
+  // leave it); one settled since is the admitted instant. Bundles have no hand-over hook:
+  // the re-check's answer and the send are one step of the channel.
+  void on_bundle_sent(const std::string& bundle_id) {
+    for (auto& p : read_bundle_members(*at_sink_, bundle_id)) {
+      if (p.settled_before_check)
+        late_sends_.push_back(late_send(p, "in bundle " + bundle_id +
+                                               ", before the re-check that kept it "
+                                               "committed"));
+      else if (p.settled)
+        ++admitted_;
+    }
   }
 
   void load(micros now) {
@@ -205,12 +267,21 @@ private:
         "coalesce(belay_us(d.claim_expires_at), $2), "
         "(d.failover_from IS NULL AND d.replay_of IS NULL)::int, "
         "(SELECT count(*) FROM dead_letter l WHERE l.org_id = d.org_id "
-        "AND l.delivery_id = d.id) FROM delivery d WHERE d.org_id = $1 ORDER BY d.id",
+        "AND l.delivery_id = d.id), coalesce(d.bundle_id, 0), "
+        "(d.update_of IS NOT NULL)::int FROM delivery d WHERE d.org_id = $1 ORDER BY "
+        "d.id",
         org_, now);
     for (int r = 0; r < d.rows(); ++r)
       deliveries_.push_back({d.int64(r, 0), d.int64(r, 1), d.int64(r, 2), d.int64(r, 3),
                              d.str(r, 4), d.str(r, 5), d.int64(r, 6), d.int64(r, 7),
-                             d.int64(r, 8) == 1, d.int64(r, 9)});
+                             d.int64(r, 8) == 1, d.int64(r, 9), d.int64(r, 10),
+                             d.int64(r, 11) == 1});
+    bundles_.clear();
+    auto b = sql.query("SELECT id, idempotency_key, status, (kind = 'update')::int "
+                       "FROM bundle WHERE org_id = $1",
+                       org_);
+    for (int r = 0; r < b.rows(); ++r)
+      bundles_[b.int64(r, 0)] = {b.str(r, 1), b.str(r, 2), b.int64(r, 3) == 1};
     fired_.clear();
     auto t = sql.query("SELECT incident_id, (detail->>'loop')::bigint, "
                        "(detail->>'step')::bigint, count(*) FROM timeline WHERE org_id = "
@@ -245,21 +316,73 @@ private:
     return {};
   }
 
-  // Every SENT row has a request at the sink, and every request at the sink a row.
+  // Every SENT row has a request at the sink — its own, or its one bundle's, which is
+  // SENT too — and every request at the sink a row: a delivery's or a bundle's. A page
+  // that went alone and failed may go again inside a bundle (at least once, G6).
   std::string sink_matches_rows() {
     std::set<std::string> received;
     for (auto& r : sink_.requests())
       received.insert(r.header("Idempotency-Key"));
     std::set<std::string> written;
+    for (auto& [id, b] : bundles_)
+      written.insert(b.key);
     for (auto& d : deliveries_) {
       written.insert(d.key);
-      if (d.status == "SENT" && !received.count(d.key))
-        return "delivery " + std::to_string(d.id) +
-               " is SENT but its sink never received it";
+      if (d.status != "SENT")
+        continue;
+      if (!d.bundle) {
+        if (!received.count(d.key))
+          return "delivery " + std::to_string(d.id) +
+                 " is SENT but its sink never received it";
+        continue;
+      }
+      auto b = bundles_.find(d.bundle);
+      if (b == bundles_.end() || b->second.status != "SENT" ||
+          !received.count(b->second.key))
+        return "delivery " + std::to_string(d.id) + " is SENT in bundle " +
+               std::to_string(d.bundle) + ", which " +
+               (b == bundles_.end() ? std::string{"does not exist"}
+                                    : "is " + b->second.status +
+                                          (received.count(b->second.key)
+                                               ? ""
+                                               : " and its sink never received it"));
     }
     for (auto& key : received)
       if (!written.count(key))
-        return "the sink received " + key + ", which no delivery row holds";
+        return "the sink received " + key + ", which no delivery or bundle row holds";
+    return {};
+  }
+
+  // The storm's contact never received more pages in a window than its throttle lets
+  // through: its requests by the node's clock at arrival, retries and bundles each one
+  // message, status updates (throttled on their own) aside. Counted by request, not by
+  // claim, so that a throttle the claim keeps but the send does not is caught too.
+  std::string throttle_holds() {
+    std::set<std::string> updates;
+    for (auto& d : deliveries_)
+      if (d.update)
+        updates.insert(d.key);
+    for (auto& [id, b] : bundles_)
+      if (b.update)
+        updates.insert(b.key);
+    std::vector<std::pair<micros, std::string>> pages;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      for (auto& a : pager_arrivals_)
+        if (!updates.count(a.second))
+          pages.push_back(a);
+    }
+    std::stable_sort(pages.begin(), pages.end(),
+                     [](auto& a, auto& b) { return a.first < b.first; });
+    for (auto& w : pager_windows)
+      for (size_t i = 0; i + w.count < pages.size(); ++i)
+        if (pages[i + w.count].first - pages[i].first < w.length)
+          return "throttle: the storm's contact received " + std::to_string(w.count + 1) +
+                 " pages within " + std::to_string(w.length / 1'000'000) +
+                 " s, more than its " + std::to_string(w.count) + " (" + pages[i].second +
+                 " at " + std::to_string(pages[i].first) + " .. " +
+                 pages[i + w.count].second + " at " +
+                 std::to_string(pages[i + w.count].first) + ")";
     return {};
   }
 
@@ -321,8 +444,9 @@ private:
       if (!inc.modelled || inc.opened == 0)
         continue;
       const micros until = inc.settled ? std::min(*inc.settled, now) : now;
-      auto offsets = inc.policy == "looping" ? std::vector<micros>{0, 300}
-                                             : std::vector<micros>{0, 300, 1200};
+      // "looping" and "storm" page at 0 and 300 s, "default" at 0, 300 and 1200 s.
+      auto offsets = inc.policy == "default" ? std::vector<micros>{0, 300, 1200}
+                                             : std::vector<micros>{0, 300};
       for (size_t k = 0; k < offsets.size(); ++k) {
         const micros due = inc.opened + offsets[k] * 1'000'000;
         if (due + slack * static_cast<micros>(k + 1) > until)
@@ -341,6 +465,9 @@ private:
   const simulation_journal& journal_;
   int64_t org_ = 0;
   std::unique_ptr<storage::connection> at_sink_;
+  std::function<micros()> node_now_;
+  inline static const std::string bundle_prefix = "bundle:"; // a bundle's idempotency key
+  std::vector<std::pair<micros, std::string>> pager_arrivals_; // node time, key
   std::mutex mutex_;
   std::vector<std::string> late_sends_;
   std::map<std::string, bool> checked_settled_; // key → settled when its check answered
@@ -348,6 +475,7 @@ private:
   std::atomic<int> admitted_{0};
   std::map<int64_t, std::string> incidents_; // id → dedup key
   std::vector<delivery_row> deliveries_;
+  std::map<int64_t, bundle_row> bundles_;
   std::map<step_of, int64_t> fired_;
   std::map<int64_t, settled_incident> settled_;
 };

@@ -6,7 +6,8 @@
 // refuse for good or time out, replies of committed statements lost on the way back,
 // every PostgreSQL connection reset, the database refusing connections for one operation,
 // incident actors killed, the node restarted, replaced or restarted with its clock
-// stepped — against the real actors on the simulated clock and a real PostgreSQL. The
+// stepped, and a storm's throttled, bundling contact paged by a quarter of the triggers —
+// against the real actors on the simulated clock and a real PostgreSQL. The
 // client side journals every operation and its answer (simulation_journal.hpp); the sink
 // reads the database the moment each page arrives. After every operation the invariants
 // of simulation_invariants.hpp are checked against the database, the sink's requests and
@@ -42,12 +43,23 @@ uint64_t env_number(const char* name, uint64_t fallback) {
 // test::ladder_org's org "acme" (policy "default" pages three steps, "looping" repeats
 // two once), its channel "hook" a real local webhook whose answers the simulation
 // scripts, with a short timeout so a stalled answer is a client timeout, failing over to
-// "backup" (the same endpoint).
-std::string simulation_org(const std::string& hook_url) {
-  return test::ladder_org(hook_url, R"(,"timeoutSeconds":0.2,"failoverTo":"backup"},
+// "backup" (the same endpoint). And a storm's contact (docs/architecture.md#storms): the
+// Slack channel "pager", at the same sink's own path, throttled to one message a minute
+// and three in a quarter of an hour and bundling what waits, which policy "storm" pages
+// at both its steps.
+std::string simulation_org(const std::string& hook_url, const std::string& slack_url) {
+  auto org = test::ladder_org(
+      hook_url, R"(,"timeoutSeconds":0.2,"failoverTo":"backup"},
     {"name":"backup","type":"webhook","url":")" +
-                                        hook_url +
-                                        R"(","secret":"s","timeoutSeconds":0.2)");
+                    hook_url + R"(","secret":"s","timeoutSeconds":0.2},
+    {"name":"pager","type":"slack","url":")" +
+                    slack_url + R"(","timeoutSeconds":0.2,"bundle":true,"throttle":)" +
+                    test::invariants::pager_throttle);
+  const std::string policies = R"("policies":[)";
+  return org.replace(org.find(policies), policies.size(),
+                     policies + R"({"name":"storm","graceSeconds":300,"steps":[
+        {"delaySeconds":0,"targets":[{"channel":"pager","to":"oncall"}]},
+        {"delaySeconds":300,"targets":[{"channel":"pager","to":"oncall"}]}]},)");
 }
 
 struct simulation_options {
@@ -58,11 +70,12 @@ struct simulation_options {
 class simulation {
 public:
   explicit simulation(uint64_t seed, simulation_options opts = {})
-      : rng_(seed), opts_(std::move(opts)), invariants_(db_, sink_, journal_),
-        senders_(1 + seed % 2) {
-    db_.provision(simulation_org(sink_.url("/hook")));
+      : rng_(seed), storms_(~seed), opts_(std::move(opts)),
+        invariants_(db_, sink_, journal_), senders_(1 + seed % 2) {
+    db_.provision(simulation_org(sink_.url("/hook"), sink_.url("/slack")));
     org_ = db_.org_id("acme");
-    invariants_.watch(org_);
+    // unique_ptr::reset empties node_ before the old node goes: no request arrives then.
+    invariants_.watch(org_, [this] { return node_ ? node_->now() : 0; });
     node_ = make_node(test::simulated_epoch);
   }
 
@@ -77,11 +90,13 @@ public:
     return {};
   }
 
-  std::string summary() const {
+  std::string summary() {
     std::ostringstream s;
     for (auto& [name, n] : counts_)
       s << name << '=' << n << ' ';
-    s << "pages=" << sink_.count()
+    auto [pager, bundles] = invariants_.pager_requests();
+    s << "pages=" << sink_.count() << " storm_contact=" << pager
+      << " of_them_bundles=" << bundles
       << " acked_in_g4_window=" << invariants_.admitted_late_sends();
     return s.str();
   }
@@ -89,6 +104,13 @@ public:
 private:
   template <class T> T pick(T lo, T hi) {
     return std::uniform_int_distribution<T>{lo, hi}(rng_);
+  }
+
+  // A third of the triggers that would page the webhook page the storm's contact instead,
+  // drawn from a stream of their own so that every other choice of a seed stays as it
+  // was.
+  std::string storm_or(const std::string& policy) {
+    return std::uniform_int_distribution<int>{0, 2}(storms_) == 0 ? "storm" : policy;
   }
 
   void begin(const std::string& what) {
@@ -121,7 +143,7 @@ private:
   void step() {
     const int roll = pick(0, 99);
     if (roll < 28) {
-      trigger(pick(0, 3) == 0 ? "looping" : "default");
+      trigger(pick(0, 3) == 0 ? "looping" : storm_or("default"));
     } else if (roll < 37) {
       settle(transition::ack);
     } else if (roll < 40) {
@@ -239,7 +261,7 @@ private:
         // Half of them new keys: new incidents, whose first pages are claimed together.
         op.key = pick(0, 1) == 0 ? "key-" + std::to_string(pick(0, 7))
                                  : "burst-" + std::to_string(++bursts_);
-        op.policy = pick(0, 3) == 0 ? "looping" : "default";
+        op.policy = pick(0, 3) == 0 ? "looping" : storm_or("default");
         op.what = "trigger " + op.key + " " + op.policy;
         invariants_.retriggered(op.key);
         trigger_command cmd;
@@ -459,6 +481,7 @@ private:
   }
 
   std::mt19937_64 rng_;
+  std::mt19937_64 storms_;
   simulation_options opts_;
   test::test_database db_;
   test::postgres_proxy pg_;
@@ -534,5 +557,15 @@ TEST_CASE("simulation, planted bug: a crashed incident actor left dead is caught
   auto found = first_broken({[](node_options& o) { o.orphan_sweep_seconds = 0; }});
   test_hooks::no_respawn = false;
   CHECK_THAT(found, Catch::Contains("never fired"));
+  WARN(found.substr(0, found.find('\n')));
+}
+
+TEST_CASE("simulation, planted bug: a throttle the channel ignores is caught as too many "
+          "pages to the storm's contact",
+          "[simulation]") {
+  test_hooks::skip_throttle = true;
+  auto found = first_broken();
+  test_hooks::skip_throttle = false;
+  CHECK_THAT(found, Catch::Contains("throttle: the storm's contact received"));
   WARN(found.substr(0, found.find('\n')));
 }
