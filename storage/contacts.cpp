@@ -47,7 +47,7 @@ const std::string bundle_outcome_sql = R"sql(
 WITH b AS (
   UPDATE bundle SET status = $3, last_error = $4,
                     sent_at = CASE WHEN $3 = 'SENT' THEN belay_ts($5) END
-  WHERE org_id = $1 AND id = $2
+  WHERE org_id = $1 AND id = $2 AND status = 'CLAIMED' -- written again: no news
   RETURNING org_id, id, channel, target, kind
 )
 UPDATE contact x SET last_bundle_id = b.id, last_delivery_id = NULL,
