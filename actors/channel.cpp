@@ -625,6 +625,10 @@ channel_actor::behavior_type channel(self_ptr self, channel_config config,
   st.dispatcher = std::move(dispatcher);
   st.opts = opts;
   st.d = std::move(d);
+  // Started again after a crash, it holds nothing: what its last life claimed goes back
+  // to the pool at its first claim (claim_lost), not when the lease lapses
+  // (docs/guarantees.md#g6).
+  st.claim_lost = true;
   return {
       [self](atom::nudge) { claim(self); },
       [self](atom::retry_tick) {

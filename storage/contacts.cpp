@@ -2,6 +2,7 @@
 
 #include "protocol/throttle.hpp"
 #include "storage/batch.hpp"
+#include "storage/claims.hpp"
 #include "storage/db.hpp"
 
 #include <algorithm>
@@ -107,6 +108,7 @@ std::vector<incident_record> load_incidents(connection& c, int64_t org_id,
 
 contact_claim claim_contacts(connection& c, const contact_request& req) {
   const auto& cl = req.claim;
+  release_unheld_claims(c, cl);
   auto r =
       c.query(claim_contacts_sql, cl.org_id, cl.channel, cl.node, cl.now, cl.lease_until,
               cl.limit, protocol::throttle_json(req.page_windows),

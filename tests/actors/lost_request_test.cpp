@@ -1,54 +1,32 @@
 // Every internal request has a deadline (docs/guarantees.md#nothing-waits-for-ever), the
 // busiest ones too: a step's write, a claim and an outcome whose storage worker died
 // holding them are given up after deps::request_timeout (35 s) and written again. Each
-// write is a compare-and-set, so nothing is paged twice for it.
+// write is a compare-and-set, so nothing is paged twice for it. A worker whose write
+// meets a bug fails the request at once and lives on.
+#include "actors/test_hooks.hpp"
 #include "support/crash_worker.hpp"
-#include "support/database_fixture.hpp"
-#include "support/http_sink.hpp"
-#include "support/policies.hpp"
+#include "support/lost_request_fixture.hpp"
 
-#include <caf/send.hpp>
 #include <catch2/catch.hpp>
+#include <stdexcept>
 
 using namespace belay;
 using namespace std::chrono_literals;
+using test::lost_request_fixture;
 
 namespace {
 
-struct lost_request_fixture : test::database_fixture {
-  test::http_sink sink;
-
-  lost_request_fixture() {
-    db.provision(test::ladder_org(sink.url("/hook")));
-    org = db.org_id("acme");
+// A storage worker meets a bug (an exception that is not a database error) right before
+// it writes the ladder's next step, once; the hook is cleared when the test ends.
+struct step_write_bug {
+  int thrown = 0;
+  step_write_bug() {
+    test_hooks::before_storage_write = [this](std::string_view lane) {
+      if (lane == "steps" && thrown++ == 0)
+        throw std::logic_error("injected: a bug in the step's write");
+    };
   }
-  size_t pages_to(const std::string& target) {
-    size_t n = 0;
-    for (auto& r : sink.requests())
-      n += r.body.find("\"target\":\"" + target + "\"") != std::string::npos;
-    return n;
-  }
-  // The worker that is not `lane`'s: claims and outcomes. Runs the scheduler.
-  storage_worker_actor other_worker(test::test_node& node,
-                                    const storage_worker_actor& lane) {
-    auto all =
-        node.ask<std::vector<storage_worker_actor>>(node.n.storage, atom::children_v);
-    return all[0] == lane ? all[1] : all[0];
-  }
-  // A trigger sent without running the scheduler: the test runs it message by message.
-  void send_trigger(test::test_node& node, const std::string& key) {
-    trigger_command cmd;
-    cmd.org_id = org;
-    cmd.dedup_key = key;
-    cmd.title = "incident " + key;
-    cmd.policy = "default";
-    caf::anon_send(node.n.triggers.worker_for(org, key), atom::trigger_v, std::move(cmd));
-  }
-  std::string delivery_status(const std::string& target) {
-    return db.sql()
-        .query("SELECT status FROM delivery WHERE target = $1", target)
-        .str(0, 0);
-  }
+  ~step_write_bug() { test_hooks::before_storage_write = {}; }
 };
 
 } // namespace
@@ -104,4 +82,29 @@ TEST_CASE_METHOD(
   CHECK(delivery_status("#ops") == "SENT");
   node.advance(600s); // the claim's lease (300 s) is long over
   CHECK(pages_to("#ops") == 1);
+}
+
+TEST_CASE_METHOD(lost_request_fixture,
+                 "a step write that a storage worker's bug throws out of fails at once, "
+                 "and the ladder goes on with the same worker") {
+  test::test_node node{db};
+  node.trigger(org, "step-bug");
+  REQUIRE(pages_to("#ops") == 1);
+  auto workers =
+      node.ask<std::vector<storage_worker_actor>>(node.n.storage, atom::children_v);
+  {
+    step_write_bug bug;
+    node.advance(300s); // the second step is due: its write throws
+    REQUIRE(bug.thrown == 1);
+  }
+  REQUIRE(pages_to("oncall") == 0);
+  // Failed, the write is made again after the incident's back-off (1 s), well before
+  // its deadline (35 s) would have given up waiting for an answer.
+  node.advance(5s);
+  CHECK(pages_to("oncall") == 1);
+  CHECK(node.ask<std::vector<storage_worker_actor>>(node.n.storage, atom::children_v) ==
+        workers);
+  node.advance(900s);
+  CHECK(pages_to("lead") == 1);
+  CHECK(pages_to("oncall") == 1);
 }

@@ -13,6 +13,14 @@
 
 namespace belay::test {
 
+// Ends `actor` ahead of what its mailbox holds.
+template <class Handle> void crash_now(const Handle& actor) {
+  caf::anon_send<caf::message_priority::high>(
+      caf::actor_cast<caf::actor>(actor),
+      caf::exit_msg{caf::actor_addr{},
+                    caf::make_error(caf::sec::runtime_error, "injected")});
+}
+
 // Runs `node`'s scheduler until `worker` handled `messages` more messages; then ends the
 // worker. False if nothing was left to run before that.
 template <class Handle>
@@ -26,9 +34,7 @@ bool crash_after(test_node& node, const Handle& worker, int messages) {
   }
   if (messages > 0)
     return false;
-  caf::anon_send<caf::message_priority::high>(
-      target, caf::exit_msg{caf::actor_addr{},
-                            caf::make_error(caf::sec::runtime_error, "injected")});
+  crash_now(target);
   return true;
 }
 
