@@ -95,20 +95,28 @@ void note_outcome(self_ptr self, const storage::claimed_delivery& cd,
   }
 }
 
+// How long an outcome is recorded again: a little less than the claim lease, after which
+// another claimer may send the page again.
+caf::timespan lease_margin(self_ptr self) {
+  return std::chrono::duration_cast<caf::timespan>(
+      std::chrono::duration<double>(self->state.opts.claim_lease_seconds * 0.9));
+}
+
 void settle(self_ptr self, const storage::claimed_delivery& cd,
             const transport::send_result& res,
             std::optional<caf::actor_clock::time_point> give_up_at = std::nullopt) {
   auto& st = self->state;
-  if (!give_up_at) // a little before the claim lapses and another claimer sends again
-    give_up_at = self->clock().now() +
-                 std::chrono::duration_cast<caf::timespan>(
-                     std::chrono::duration<double>(st.opts.claim_lease_seconds * 0.9));
+  if (!give_up_at)
+    give_up_at = self->clock().now() + lease_margin(self);
   storage::attempt_result attempt{res.result == transport::outcome::sent,
                                   res.result == transport::outcome::permanent,
                                   res.ambiguous, res.error};
   auto event = storage::outcome_of(cd, st.config, st.d.node_id, attempt, now(self));
   ++st.settling;
-  self->request(st.d.storage, caf::infinite, atom::record_outcomes_v, std::move(event))
+  // Recorded again after an error or the deadline: the write is a compare-and-set on the
+  // claim, so one that committed unseen is not written twice.
+  self->request(st.d.storage, st.d.request_timeout, atom::record_outcomes_v,
+                std::move(event))
       .then(
           [self, cd](storage::recorded_outcome& out) {
             --self->state.settling;
@@ -131,11 +139,19 @@ void settle(self_ptr self, const storage::claimed_delivery& cd,
           });
 }
 
+void settle_bundle(self_ptr self, storage::claimed_bundle b,
+                   const transport::send_result& res,
+                   std::optional<caf::actor_clock::time_point> give_up_at = std::nullopt);
+
 void settle_unrecorded(self_ptr self) {
   auto pending = std::move(self->state.unrecorded);
   self->state.unrecorded.clear();
   for (auto& u : pending)
     settle(self, u.claimed, u.result, u.give_up_at);
+  auto bundles = std::move(self->state.unrecorded_bundles);
+  self->state.unrecorded_bundles.clear();
+  for (auto& u : bundles)
+    settle_bundle(self, u.bundle, u.result, u.give_up_at);
 }
 
 struct sender_state {
@@ -184,6 +200,21 @@ void returned(self_ptr self, const sender_actor& sender, bool died) {
     --it->pages;
 }
 
+// The transport gives up after the channel's timeout; the deadline is a backstop.
+caf::timespan send_deadline(self_ptr self) {
+  auto& st = self->state;
+  return std::chrono::duration_cast<caf::timespan>(
+             std::chrono::duration<double>(st.config.timeout_seconds)) +
+         st.d.send_margin;
+}
+
+// A sender died, or missed its deadline while still in its call: it gets no other page
+// (one would wait behind that call, unchecked) and ends once the call returns.
+void give_up_on(self_ptr self, const sender_actor& sender) {
+  returned(self, sender, true);
+  self->send_exit(sender, caf::exit_reason::user_shutdown);
+}
+
 void start_send(self_ptr self, queued_delivery q) {
   auto& st = self->state;
   auto& cd = q.claimed;
@@ -202,9 +233,7 @@ void start_send(self_ptr self, queued_delivery q) {
   ++slot.pages;
   ++st.sending;
   auto sender = slot.actor;
-  // No timer of CAF's: the transport itself gives up after the channel's timeout
-  // (libcurl's CURLOPT_TIMEOUT_MS), see deps::request_timeout.
-  self->request(sender, caf::infinite, atom::send_v, st.config, std::move(p),
+  self->request(sender, send_deadline(self), atom::send_v, st.config, std::move(p),
                 caf::timespan::max())
       .then(
           [self, q, sender](std::optional<transport::send_result>& res) {
@@ -222,7 +251,7 @@ void start_send(self_ptr self, queued_delivery q) {
             dispatch(self);
           },
           [self, q, sender](caf::error& err) {
-            returned(self, sender, true);
+            give_up_on(self, sender);
             settle(self, q.claimed,
                    {transport::outcome::retry, true, 0, "sender: " + to_string(err)});
             dispatch(self);
@@ -232,8 +261,11 @@ void start_send(self_ptr self, queued_delivery q) {
 // A bundle's answer (docs/architecture.md#storms): one outcome for every member, and
 // the bundle's own; sent, it is the contact's last message.
 void settle_bundle(self_ptr self, storage::claimed_bundle b,
-                   const transport::send_result& res) {
+                   const transport::send_result& res,
+                   std::optional<caf::actor_clock::time_point> give_up_at) {
   auto& st = self->state;
+  if (!give_up_at)
+    give_up_at = self->clock().now() + lease_margin(self);
   storage::attempt_result attempt{res.result == transport::outcome::sent,
                                   res.result == transport::outcome::permanent,
                                   res.ambiguous, res.error};
@@ -244,7 +276,8 @@ void settle_bundle(self_ptr self, storage::claimed_bundle b,
     if (o.members.back().status != "DEAD")
       o.status = o.members.back().status; // SENT, or retried whole (PENDING)
   }
-  self->request(st.d.storage, caf::infinite, atom::record_bundle_outcome_v, std::move(o))
+  self->request(st.d.storage, st.d.request_timeout, atom::record_bundle_outcome_v,
+                std::move(o))
       .then(
           [self, b, sent = attempt.sent](std::vector<storage::recorded_outcome>& outs) {
             auto& st = self->state;
@@ -260,15 +293,24 @@ void settle_bundle(self_ptr self, storage::claimed_bundle b,
             }
             dispatch(self);
           },
-          [self, b](caf::error& err) {
+          [self, b, res, until = *give_up_at](caf::error& err) {
             auto& st = self->state;
+            if (self->clock().now() < until) {
+              // Recorded again (a compare-and-set on the members' claims and the
+              // bundle's status), not sent again once the claims lapse.
+              spdlog::warn("channel {}: cannot record bundle {} yet: {}", st.config.name,
+                           b.id, to_string(err));
+              st.unrecorded_bundles.push_back({b, res, until});
+              self->delayed_send(self, st.d.db_retry, atom::retry_tick_v);
+              return;
+            }
             --st.bundling;
             // Its members' claims return to the pool when their lease lapses: the
             // bundle is claimed and sent again then (at least once, G6).
             for (auto& m : b.members)
               st.holding.erase(m.delivery.id);
-            spdlog::error("channel {}: cannot record bundle {}: {}", st.config.name, b.id,
-                          to_string(err));
+            spdlog::error("channel {}: cannot record bundle {}: {}; giving up",
+                          st.config.name, b.id, to_string(err));
             dispatch(self);
           });
 }
@@ -307,7 +349,7 @@ void send_bundle(self_ptr self, storage::claimed_bundle b) {
   ++slot.pages;
   ++st.sending;
   auto sender = slot.actor;
-  self->request(sender, caf::infinite, atom::send_v, st.config, std::move(p),
+  self->request(sender, send_deadline(self), atom::send_v, st.config, std::move(p),
                 caf::timespan::max())
       .then(
           [self, b, sender](std::optional<transport::send_result>& res) {
@@ -318,7 +360,7 @@ void send_bundle(self_ptr self, storage::claimed_bundle b) {
             dispatch(self);
           },
           [self, b, sender](caf::error& err) {
-            returned(self, sender, true);
+            give_up_on(self, sender);
             settle_bundle(
                 self, b,
                 {transport::outcome::retry, true, 0, "sender: " + to_string(err)});
@@ -556,7 +598,8 @@ void claim(self_ptr self) {
         std::move(req),
         test_hooks::skip_throttle ? throttle_windows{} : st.config.throttle,
         st.config.status_throttle, st.config.bundle, st.opts.max_bundle_members};
-    self->request(st.d.storage, caf::infinite, atom::claim_contacts_v, std::move(creq))
+    self->request(st.d.storage, st.d.request_timeout, atom::claim_contacts_v,
+                  std::move(creq))
         .then(
             [self, limit](storage::contact_claim& claimed) {
               auto taken = claimed.pages.size() + claimed.bundles.size();
@@ -572,7 +615,7 @@ void claim(self_ptr self) {
             failed);
     return;
   }
-  self->request(st.d.storage, caf::infinite, atom::claim_due_v, std::move(req))
+  self->request(st.d.storage, st.d.request_timeout, atom::claim_due_v, std::move(req))
       .then(
           [self, limit](std::vector<storage::claimed_delivery>& claimed) {
             take_claimed(self, claimed, claimed.size() >= limit);
@@ -599,6 +642,10 @@ channel_actor::behavior_type channel(self_ptr self, channel_config config,
   st.dispatcher = std::move(dispatcher);
   st.opts = opts;
   st.d = std::move(d);
+  // Started again after a crash, it holds nothing: what its last life claimed goes back
+  // to the pool at its first claim (claim_lost), not when the lease lapses
+  // (docs/guarantees.md#g6).
+  st.claim_lost = true;
   return {
       [self](atom::nudge) { claim(self); },
       [self](atom::retry_tick) {

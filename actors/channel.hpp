@@ -61,6 +61,12 @@ struct unrecorded_outcome {
   caf::actor_clock::time_point give_up_at;
 };
 
+struct unrecorded_bundle {
+  storage::claimed_bundle bundle;
+  transport::send_result result;
+  caf::actor_clock::time_point give_up_at;
+};
+
 struct channel_state {
   static inline const char* name = "channel";
   channel_config config;
@@ -93,6 +99,7 @@ struct channel_state {
   uint64_t sent = 0, failed = 0, dead = 0, ambiguous = 0;
   std::map<int64_t, scheduled_retry> retries;
   std::vector<unrecorded_outcome> unrecorded;
+  std::vector<unrecorded_bundle> unrecorded_bundles; // still counted in `bundling`
 };
 
 channel_actor::behavior_type channel(channel_actor::stateful_pointer<channel_state> self,

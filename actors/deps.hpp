@@ -31,12 +31,16 @@ struct deps {
   // Every request to another actor has a deadline
   // (docs/guarantees.md#nothing-waits-for-ever): a storage operation answers within the
   // statement timeout plus the reply timeout's margin. The hot paths (a step's write, a
-  // claim, an outcome, a send) carry no timer of CAF's: each one costs the clock thread
-  // two wake-ups and holds an entry until it is cancelled (20,000 steps at once: +6 MiB
-  // of RSS). Their bound is built in instead: the storage worker's connection gives up
-  // after the reply timeout, a worker that dies fails every request it held, and a
-  // transport gives up after its own timeout.
+  // claim, an outcome) have it too: a worker that dies holding one may never answer it,
+  // and without a deadline the incident or the claim waited for ever (a timer each:
+  // 20,000 steps at once cost +6 MiB of RSS). Whoever waited retries; each of those
+  // writes is a compare-and-set, so a retry of one that committed unseen finds its work
+  // done.
   caf::timespan request_timeout = std::chrono::seconds{35};
+  // A send's deadline is its channel's timeout plus this: the transport gives up first
+  // (libcurl's CURLOPT_TIMEOUT_MS); a sender that still has not answered is given up
+  // on, its page recorded as an ambiguous attempt and retried.
+  caf::timespan send_margin = std::chrono::seconds{5};
   int adopt_page_size = 10000; // incidents per page of the adoption at start
   // The way back every page carries (docs/guarantees.md#answering-the-page); shared,
   // since every actor has a copy of these deps and only channels read it. Null: pages

@@ -101,13 +101,14 @@ void fire_with(self_ptr self, protocol::step_pages pages) {
   // period's end is rare enough to run on its own.
   auto request = [&] {
     if (step)
-      return self->request(st.d->storage, caf::infinite, atom::fire_steps_v, shard(self),
+      return self->request(st.d->storage, st.d->request_timeout, atom::fire_steps_v,
+                           shard(self),
                            storage::fire_of(expected, std::move(pages), next, at));
     return self->request(st.d->storage, st.d->request_timeout, atom::exhaust_v,
                          shard(self), expected, at);
   };
   request().await(
-      [self, step, channels = std::move(channels), paged, unrouted, nobody,
+      [self, step, channels, paged, unrouted, nobody,
        scheduled =
            expected.next_fire_at.value_or(at)](std::optional<incident_record>& after) {
         if (!after) {
@@ -131,7 +132,15 @@ void fire_with(self_ptr self, protocol::step_pages pages) {
             self->send(self->state.d->dispatcher, atom::nudge_v, after->org_id, channel);
         arm(self);
       },
-      [self](caf::error& err) { retry_later(self, err); });
+      [self, channels](caf::error& err) {
+        // The write may have committed unseen: its pages are claimed now, not at the
+        // channels' next poll; the retry's compare-and-set finds the step fired.
+        if (err == caf::sec::request_timeout && self->state.d->dispatcher)
+          for (auto& channel : channels)
+            self->send(self->state.d->dispatcher, atom::nudge_v,
+                       self->state.record.org_id, channel);
+        retry_later(self, err);
+      });
 }
 
 // The ladder is held by a maintenance window (docs/guarantees.md#maintenance-windows): at

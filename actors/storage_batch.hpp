@@ -30,6 +30,9 @@ constexpr size_t max_batch = 256;
 struct queued_job {
   std::function<caf::message(storage::connection&)> run;
   caf::response_promise promise;
+  // Whether it may run again after a batch whose fate is unknown (a lost COMMIT reply):
+  // a claim may not, see rerun_after_unknown_commit in actors/storage_worker.cpp.
+  bool rerun_if_lost = true;
 };
 
 // Moves the first `n` elements of `from` (at most all) to the back of `to`.

@@ -2,6 +2,7 @@
 
 #include "actors/metrics.hpp"
 #include "actors/storage_functions.hpp"
+#include "actors/test_hooks.hpp"
 #include "storage/db.hpp"
 
 #include <caf/actor_system.hpp>
@@ -78,27 +79,61 @@ caf::error storage_error(const storage::db_error& e) {
   return caf::make_error(caf::sec::runtime_error, std::string{e.what()});
 }
 
-// Runs one operation in autocommit mode and answers it, or with the error.
+// A bug, not the database: an exception other than a database error in the middle of a
+// request (docs/guarantees.md#nothing-waits-for-ever). The request fails and its caller
+// retries, as after a database error, instead of waiting for an answer that no one
+// holds any more; the connection is dropped, so nothing half-written stays open on it,
+// and the worker goes on with the next request.
+caf::error bug(worker_ptr self, const std::exception& e) {
+  spdlog::error("storage: a request failed on a bug: {}", e.what());
+  self->state.conn.reset();
+  return caf::make_error(caf::sec::runtime_error, "storage: " + std::string{e.what()});
+}
+
+const char* lane_name(const fire_queue&) {
+  return "steps";
+}
+const char* lane_name(const outcome_queue&) {
+  return "outcomes";
+}
+
+template <class Queue> void write(Queue& q, storage::connection& c) {
+  if (q.size() > 0 && test_hooks::before_storage_write)
+    test_hooks::before_storage_write(lane_name(q));
+  q.write(c);
+}
+
+// Runs one operation in autocommit mode and answers it, or with the error. One failed
+// already (a claim of a batch whose fate is unknown) is left alone.
 void run_alone(worker_ptr self, queued_job& job) {
+  if (!job.promise.pending())
+    return;
   try {
     job.promise.deliver(job.run(connection(self)));
   } catch (const storage::db_error& e) {
     forget_broken_connection(self);
     spdlog::warn("storage: {}", e.what());
     job.promise.deliver(storage_error(e));
+  } catch (const std::exception& e) {
+    job.promise.deliver(bug(self, e));
   }
 }
 
+// The request taken out of `q` is answered here whatever is thrown: it is in no queue
+// that the worker's exception handler fails.
 template <class Queue> void run_each_alone(worker_ptr self, Queue& q) {
   while (q.size() > 0) {
     Queue one;
     one.take_from(q, 1);
     try {
-      one.write(connection(self));
+      write(one, connection(self));
     } catch (const storage::db_error& e) {
       forget_broken_connection(self);
       spdlog::warn("storage: {}", e.what());
       one.fail(storage_error(e));
+      continue;
+    } catch (const std::exception& e) {
+      one.fail(bug(self, e));
       continue;
     }
     answer(self, one);
@@ -167,6 +202,10 @@ void run_each_alone(worker_ptr self, trigger_queue& q) {
           continue;
         one.fail(storage_error(e));
         break;
+      } catch (const std::exception& e) {
+        // Should it have committed, the orphan sweep holds its incident.
+        one.fail(bug(self, e));
+        break;
       }
       self->state.last_mark = mark.id;
       answer(self, one);
@@ -181,6 +220,22 @@ void run_each_alone(worker_ptr self, batch& b) {
   run_each_alone(self, b.outcomes);
   for (auto& job : b.jobs)
     run_alone(self, job);
+}
+
+// A batch that may have committed unseen (its connection broke, or a bug threw after its
+// statement or COMMIT went out): its triggers are settled by reading back. A claim fails
+// (rerun_if_lost in actors/storage_batch.hpp); the other operations run again on their
+// own: each is a compare-and-set that finds its work done (a step, an acknowledge) or
+// harmless to repeat (a read).
+void settle_unknown_batch(worker_ptr self, batch& b, const storage::trigger_mark& mark) {
+  if (b.triggers.size() > 0 && settle_lost_write(self, b.triggers, mark))
+    b.triggers = {};
+  for (auto& job : b.jobs)
+    if (!job.rerun_if_lost)
+      job.promise.deliver(caf::make_error(
+          caf::sec::runtime_error,
+          "storage: the batch's connection was lost: it may have committed"));
+  run_each_alone(self, b);
 }
 
 void run_batch(worker_ptr self, batch& b) {
@@ -199,8 +254,8 @@ void run_batch(worker_ptr self, batch& b) {
     if (b.triggers.size() > 0)
       b.triggers.results =
           storage::upsert_triggers(c, b.triggers.items, mark, self->state.hints);
-    b.fires.write(c);
-    b.outcomes.write(c);
+    write(b.fires, c);
+    write(b.outcomes, c);
     for (auto& job : b.jobs)
       results.push_back(job.run(c));
     if (transaction)
@@ -208,15 +263,9 @@ void run_batch(worker_ptr self, batch& b) {
   } catch (const storage::db_error& e) {
     spdlog::debug("storage: batch of {} failed ({}), running its operations one by one",
                   b.size(), e.what());
-    // A lost connection may have committed the batch: its triggers are settled by
-    // reading back. The other operations run again on their own either way: each is a
-    // compare-and-set that finds its work done (a step, an acknowledge) or harmless
-    // to repeat (a read).
     if (connection_lost(self)) {
       forget_broken_connection(self);
-      if (b.triggers.size() > 0 && settle_lost_write(self, b.triggers, mark))
-        b.triggers = {};
-      return run_each_alone(self, b);
+      return settle_unknown_batch(self, b, mark);
     }
     // A statement failed: the transaction is rolled back and nothing of it happened.
     if (self->state.conn && self->state.conn->in_transaction()) {
@@ -227,6 +276,9 @@ void run_batch(worker_ptr self, batch& b) {
     }
     forget_broken_connection(self);
     return run_each_alone(self, b);
+  } catch (const std::exception& e) {
+    bug(self, e);
+    return settle_unknown_batch(self, b, mark);
   }
   if (b.triggers.size() > 0)
     self->state.last_mark = mark.id;
@@ -288,24 +340,34 @@ caf::result<Reply> enqueue(worker_ptr self, statement_queue<Item, Result, Reply>
 
 // Queues an operation that runs on its own within the next batch.
 template <class Reply, class Operation>
-caf::result<Reply> enqueue(worker_ptr self, Operation op) {
+caf::result<Reply> enqueue(worker_ptr self, Operation op, bool rerun_if_lost) {
   if (auto err = refused(self))
     return *err;
   auto rp = self->make_response_promise<Reply>();
   self->state.queued.jobs.push_back(
       {[op = std::move(op)](storage::connection& c) { return caf::make_message(op(c)); },
-       rp});
+       rp, rerun_if_lost});
   commit_soon(self);
   return rp;
 }
 
+// A claim is not run again after a batch whose fate is unknown: committed unseen, it
+// holds rows that nobody here knows of (a rerun claims others, or none) until their
+// lease lapses, 300 s on. Failed, it has its channel release them at its next claim
+// (claim_lost in actors/channel.hpp).
+template <class... Args> constexpr bool rerun_after_unknown_commit = true;
+template <> constexpr bool rerun_after_unknown_commit<storage::claim_request> = false;
+template <> constexpr bool rerun_after_unknown_commit<storage::contact_request> = false;
+
 // A row's function with the message's arguments, on its own within the next batch.
 template <class Reply, class Function, class... Args>
 caf::result<Reply> run_later(worker_ptr self, Function function, Args&... args) {
-  return enqueue<Reply>(self, [function, args = std::make_tuple(std::move(args)...)](
-                                  storage::connection& c) {
-    return std::apply([&](const auto&... xs) { return function(c, xs...); }, args);
-  });
+  return enqueue<Reply>(
+      self,
+      [function, args = std::make_tuple(std::move(args)...)](storage::connection& c) {
+        return std::apply([&](const auto&... xs) { return function(c, xs...); }, args);
+      },
+      rerun_after_unknown_commit<Args...>);
 }
 
 // A row's item, written with the others of its lane by one call of its function.

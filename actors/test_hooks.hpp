@@ -1,12 +1,14 @@
 // Switches that turn one guard off, for the simulation's planted-bug tests only
 // (tests/actors/simulation_test.cpp): each shows that the invariant guarding against
 // that bug can fail. Nothing outside tests sets them; all are off by default. And the
-// points on a page's way to its sender that the simulation observes.
+// points on a page's way to its sender that the simulation observes, and a fault the
+// tests inject into a storage worker.
 #pragma once
 
 #include <atomic>
 #include <functional>
 #include <string>
+#include <string_view>
 
 namespace belay::test_hooks {
 
@@ -27,6 +29,14 @@ inline std::atomic<bool> skip_throttle{false};
 using page_observer = std::function<void(const std::string& idempotency_key)>;
 inline page_observer on_page_checked;
 inline page_observer on_page_handed_over;
+
+// Called by a storage worker right before it writes a batched lane's statement
+// ("steps" or "outcomes"), in a batch or on its own: a test makes it throw an exception
+// that is not a database error, a bug in the middle of a write
+// (docs/guarantees.md#nothing-waits-for-ever). Set only by tests, before their node
+// starts, and empty again after it.
+using storage_fault = std::function<void(std::string_view lane)>;
+inline storage_fault before_storage_write;
 
 inline void observe(const page_observer& observer, const std::string& idempotency_key) {
   if (observer)

@@ -2,6 +2,7 @@
 
 #include "protocol/throttle.hpp"
 #include "storage/batch.hpp"
+#include "storage/claims.hpp"
 #include "storage/db.hpp"
 
 #include <algorithm>
@@ -47,7 +48,7 @@ const std::string bundle_outcome_sql = R"sql(
 WITH b AS (
   UPDATE bundle SET status = $3, last_error = $4,
                     sent_at = CASE WHEN $3 = 'SENT' THEN belay_ts($5) END
-  WHERE org_id = $1 AND id = $2
+  WHERE org_id = $1 AND id = $2 AND status = 'CLAIMED' -- written again: no news
   RETURNING org_id, id, channel, target, kind
 )
 UPDATE contact x SET last_bundle_id = b.id, last_delivery_id = NULL,
@@ -107,6 +108,7 @@ std::vector<incident_record> load_incidents(connection& c, int64_t org_id,
 
 contact_claim claim_contacts(connection& c, const contact_request& req) {
   const auto& cl = req.claim;
+  release_unheld_claims(c, cl);
   auto r =
       c.query(claim_contacts_sql, cl.org_id, cl.channel, cl.node, cl.now, cl.lease_until,
               cl.limit, protocol::throttle_json(req.page_windows),

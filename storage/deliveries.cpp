@@ -2,6 +2,7 @@
 
 #include "storage/batch.hpp"
 #include "storage/channel_rows.hpp"
+#include "storage/claims.hpp"
 #include "storage/columns.hpp"
 #include "storage/sealed.hpp"
 #include "storage/statements.hpp"
@@ -339,10 +340,14 @@ std::vector<channel_config> load_channels(connection& c) {
   return read_channels(c.exec(channels_sql));
 }
 
-std::vector<claimed_delivery> claim_due(connection& c, const claim_request& req) {
+void release_unheld_claims(connection& c, const claim_request& req) {
   if (req.release_unheld)
     c.query(release_unheld_sql, req.org_id, req.channel, req.node, req.now,
             bigint_array(req.held));
+}
+
+std::vector<claimed_delivery> claim_due(connection& c, const claim_request& req) {
+  release_unheld_claims(c, req);
   auto r = c.query(claim_sql, req.org_id, req.channel, req.now, req.node, req.lease_until,
                    req.limit);
   std::vector<claimed_delivery> out;

@@ -4,6 +4,7 @@
 #include "support/database_fixture.hpp"
 #include "support/form.hpp"
 #include "support/http_sink.hpp"
+#include "support/sms_org.hpp"
 #include "support/test_node.hpp"
 
 #include <catch2/catch.hpp>
@@ -15,17 +16,6 @@ namespace {
 
 const std::string messages_path = "/twilio/2010-04-01/Accounts/AC0123/Messages.json";
 
-// Org "acme": channel "sms" with the default throttle of docs/guarantees.md#storms (one
-// message a minute first); policy "default" texts one number at once.
-std::string sms_org(const test::http_sink& twilio) {
-  return R"({"orgs":[{"name":"acme","apiKeys":["acme-key"],
-    "channels":[{"name":"sms","type":"sms","url":")" +
-         twilio.url("/twilio") + R"(","account":"AC0123","secret":"twilio-token",
-      "from":"+15550001111"}],
-    "policies":[{"name":"default","steps":[{"delaySeconds":0,
-      "targets":[{"channel":"sms","to":"+15550002222"}]}]}]}]})";
-}
-
 } // namespace
 
 TEST_CASE_METHOD(test::database_fixture,
@@ -33,7 +23,7 @@ TEST_CASE_METHOD(test::database_fixture,
                  "one bundle, once, when the window opens",
                  "[storms]") {
   test::http_sink twilio;
-  db.provision(sms_org(twilio));
+  db.provision(test::sms_org(twilio.url("/twilio")));
   org = db.org_id("acme");
   const auto t0 = test::simulated_epoch;
   std::vector<int64_t> ids;
