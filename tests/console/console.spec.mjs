@@ -389,7 +389,7 @@ try {
   });
 
   // Throttles and bundles (docs/guarantees.md#storms): four incidents page #storm on a
-  // channel that lets one message through every 8 s. The first goes alone, the other three
+  // channel that lets one message through every 25 s. The first goes alone, the other three
   // wait, held, and go as one bundle that also names the first (still open).
   const storm = await step('four incidents page one throttled contact', async () => {
     const ids = [];
@@ -421,7 +421,7 @@ try {
   const bundleView = page.locator('#bundle-view');
   await step('once the throttle opens, the page went in a bundle: one click to its members', async () => {
     const sent = view.locator('table.deliveries tbody tr', {has: page.locator('td.status', {hasText: 'SENT'})});
-    await sent.locator('button.open-bundle').waitFor({timeout: 20000});
+    await sent.locator('button.open-bundle').waitFor({timeout: 45000});
     await sent.locator('td.step', {hasText: /^step 1$/}).waitFor();
     await sent.locator('button.open-bundle').click();
     await bundleView.waitFor({state: 'visible'});
@@ -467,7 +467,7 @@ try {
     await configCard('policy', 'answer').locator('.steps li', {hasText: 'Step 2, after 10 min: log → lead'}).waitFor();
     await configCard('policy', 'oncall').locator('.steps li', {hasText: 'whoever is on call in primary'}).waitFor();
     const chat = configCard('channel-config', 'chat');
-    await chat.locator('dd', {hasText: /^1 per 8 s$/}).waitFor();
+    await chat.locator('dd', {hasText: /^1 per 25 s$/}).waitFor();
     await chat.locator('dt:text-is("Signing secret") + dd', {hasText: /^set$/}).waitFor();
     await chat.locator('dt:text-is("Bundle") + dd', {hasText: /^yes$/}).waitFor();
     await configCard('channel-config', 'hook').locator('dt:text-is("Secret") + dd', {hasText: /^set$/}).waitFor();
