@@ -95,6 +95,11 @@ void note_outcome(self_ptr self, const storage::claimed_delivery& cd,
   }
 }
 
+storage::attempt_result attempt_of(const transport::send_result& res) {
+  return {res.result == transport::outcome::sent,
+          res.result == transport::outcome::permanent, res.ambiguous, res.error};
+}
+
 // How long an outcome is recorded again: a little less than the claim lease, after which
 // another claimer may send the page again.
 caf::timespan lease_margin(self_ptr self) {
@@ -108,9 +113,7 @@ void settle(self_ptr self, const storage::claimed_delivery& cd,
   auto& st = self->state;
   if (!give_up_at)
     give_up_at = self->clock().now() + lease_margin(self);
-  storage::attempt_result attempt{res.result == transport::outcome::sent,
-                                  res.result == transport::outcome::permanent,
-                                  res.ambiguous, res.error};
+  auto attempt = attempt_of(res);
   auto event = storage::outcome_of(cd, st.config, st.d.node_id, attempt, now(self));
   ++st.settling;
   // Recorded again after an error or the deadline: the write is a compare-and-set on the
@@ -266,9 +269,7 @@ void settle_bundle(self_ptr self, storage::claimed_bundle b,
   auto& st = self->state;
   if (!give_up_at)
     give_up_at = self->clock().now() + lease_margin(self);
-  storage::attempt_result attempt{res.result == transport::outcome::sent,
-                                  res.result == transport::outcome::permanent,
-                                  res.ambiguous, res.error};
+  auto attempt = attempt_of(res);
   storage::bundle_outcome o{b.org_id, b.id, "DEAD", res.error, now(self), {}};
   for (auto& m : b.members) {
     o.members.push_back(
