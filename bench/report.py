@@ -307,6 +307,14 @@ if present("scale"):
         f"{fmt(p50)} / {fmt(p99)} ms", f"timer alone p99 {fmt(t99)} ms",
         goal="p99 ≤ 250 ms", ok=None if p99 is None else p99 <= 250,
         data={"p50": p50, "p99": p99, "timerP99": t99, "fired": fired})
+    offered, _, _ = median("scale", "ingest_offered")
+    achieved, _, _ = median("scale", "ingest_achieved")
+    i99, _, _ = median("scale", "ingest_p99")
+    if offered is not None:
+        row("scale", "ingest beside the steps: events/s, p99 (open loop)",
+            f"{fmt(achieved)} of {fmt(offered)}/s, p99 {fmt(i99)} ms",
+            "offered: half of ingest-new's closed-loop median",
+            data={"offered": offered, "achieved": achieved, "p99": i99})
 
 if present("recovery"):
     t, _, n = median("recovery", "ready_s")
