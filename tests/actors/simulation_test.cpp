@@ -6,7 +6,10 @@
 // refuse for good or time out, replies of committed statements lost on the way back,
 // every PostgreSQL connection reset, the database refusing connections for one operation,
 // incident actors killed, the node restarted, replaced or restarted with its clock
-// stepped, and a storm's throttled, bundling contact paged by a quarter of the triggers —
+// stepped, PostgreSQL stalling past request deadlines, senders and channel actors
+// crashing with a page, a second live node on the same database taking some of the
+// triggers, acknowledges and resolves, and a storm's throttled, bundling contact paged
+// by a quarter of the triggers —
 // against the real actors on the simulated clock and a real PostgreSQL. The
 // client side journals every operation and its answer (simulation_journal.hpp); the sink
 // reads the database the moment each page arrives. After every operation the invariants
@@ -638,7 +641,7 @@ private:
   // A sender crashes holding a page — before the page went out, or after it went and
   // before the sender answered — or the channel actors are killed while a sender is in
   // the middle of a send (their replies then go nowhere). Armed, then the clock runs on
-  // until a send meets it (ten minutes at most). The dispatcher starts a dead channel
+  // until a send meets it (five minutes at most). The dispatcher starts a dead channel
   // again, and its first claim returns what the old one held to the pool; the page must
   // still go out or settle (at least once, G6), and never after its acknowledge (G4).
   void crash_while_paging(int how) {
@@ -662,8 +665,8 @@ private:
       for (auto& ch : channels)
         caf::anon_send_exit(ch, caf::exit_reason::kill);
     };
-    for (int i = 0; i < 20 && crashed->empty(); ++i)
-      advance_nodes(std::chrono::seconds{30});
+    for (int i = 0; i < 30 && crashed->empty(); ++i)
+      advance_nodes(std::chrono::seconds{10});
     test_hooks::around_send = nullptr;
     journal_.answer(crashed->empty() ? "no send" : "crashed sending " + *crashed);
   }
@@ -677,7 +680,7 @@ private:
   // and then, and whenever this node restarts with its clock stepped (their clocks are
   // otherwise one).
   void through_other_node() {
-    if (other_ && pick(0, 4) == 0)
+    if (other_ && pick(0, 2) == 0)
       return other_leaves("stops");
     if (!other_) {
       ++other_generation_;
