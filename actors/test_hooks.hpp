@@ -21,6 +21,9 @@ inline std::atomic<bool> no_respawn{false};
 // A throttling channel claims its contacts as if no throttle held them
 // (docs/architecture.md#storms).
 inline std::atomic<bool> skip_throttle{false};
+// A page whose sender died before answering is recorded as sent, not as an ambiguous
+// attempt to retry (docs/guarantees.md#g6).
+inline std::atomic<bool> sender_lost_as_sent{false};
 
 // Called with a page's idempotency key when the claim or re-check that found its incident
 // open answers the channel, and when the channel hands the page to a sender: the
@@ -37,6 +40,14 @@ inline page_observer on_page_handed_over;
 // starts, and empty again after it.
 using storage_fault = std::function<void(std::string_view lane)>;
 inline storage_fault before_storage_write;
+
+// Called by a channel's sender right before its transport call (`sent` false) and right
+// after it (`sent` true), with the page's idempotency key: the simulation throws from it,
+// a sender that crashes holding a page, before the page went out or after it went and
+// before the sender answered (docs/guarantees.md#g6). Set only by the simulation, before
+// its node starts, and empty again after it.
+using send_fault = std::function<void(const std::string& idempotency_key, bool sent)>;
+inline send_fault around_send;
 
 inline void observe(const page_observer& observer, const std::string& idempotency_key) {
   if (observer)

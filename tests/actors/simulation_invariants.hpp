@@ -154,8 +154,12 @@ private:
 
   // A page's incident as committed now: whether it is acknowledged or resolved, and
   // whether that happened before the page's last claim or re-check (the transaction that
-  // last wrote the row) committed. A single node on the test thread commits one
-  // transaction at a time, so transaction ids are in commit order.
+  // last wrote the row) committed. Transaction ids are in commit order because no two
+  // transactions overlap: every writer runs on the test thread — each node's storage
+  // workers (the simulation's second node too: both schedulers run there, one job at a
+  // time), and the other node's direct acknowledges — and a worker begins and commits
+  // its transaction within one job (actors/storage_worker.cpp), so each commits before
+  // the next one takes an id. A writer on a thread of its own would break this check.
   struct page_state {
     bool found = false, settled = false, settled_before_check = false;
     std::string delivery, incident, status;

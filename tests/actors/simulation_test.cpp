@@ -6,7 +6,10 @@
 // refuse for good or time out, replies of committed statements lost on the way back,
 // every PostgreSQL connection reset, the database refusing connections for one operation,
 // incident actors killed, the node restarted, replaced or restarted with its clock
-// stepped, and a storm's throttled, bundling contact paged by a quarter of the triggers —
+// stepped, PostgreSQL stalling past request deadlines, senders and channel actors
+// crashing with a page, a second live node on the same database taking some of the
+// triggers, acknowledges and resolves, and a storm's throttled, bundling contact paged
+// by a quarter of the triggers —
 // against the real actors on the simulated clock and a real PostgreSQL. The
 // client side journals every operation and its answer (simulation_journal.hpp); the sink
 // reads the database the moment each page arrives. After every operation the invariants
@@ -22,13 +25,17 @@
 #include "storage/incidents.hpp"
 #include "support/test_node.hpp"
 
+#include <caf/resumable.hpp>
+#include <caf/scheduled_actor.hpp>
 #include <caf/send.hpp>
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <map>
 #include <memory>
 #include <random>
+#include <set>
 #include <sstream>
+#include <string_view>
 
 using namespace belay;
 using namespace std::chrono_literals;
@@ -75,7 +82,9 @@ public:
     db_.provision(simulation_org(sink_.url("/hook"), sink_.url("/slack")));
     org_ = db_.org_id("acme");
     // unique_ptr::reset empties node_ before the old node goes: no request arrives then.
-    invariants_.watch(org_, [this] { return node_ ? node_->now() : 0; });
+    invariants_.watch(org_, [this] {
+      return other_running_ && other_ ? other_->now() : node_ ? node_->now() : 0;
+    });
     node_ = make_node(test::simulated_epoch);
   }
 
@@ -83,6 +92,7 @@ public:
   std::string run(uint64_t ops) {
     for (uint64_t i = 0; i < ops; ++i) {
       step();
+      keep_other_in_step();
       if (auto broken = invariants_.check(node_->now(), quiet_until_); !broken.empty())
         return "after operation " + std::to_string(i + 1) + ": " + broken +
                "\noperations:\n" + journal_.listing();
@@ -152,10 +162,12 @@ private:
       concurrent_burst();
     } else if (roll < 46) {
       settle(transition::resolve);
-    } else if (roll < 76) {
+    } else if (roll < 70) {
       auto seconds = pick(1, 400);
       begin("advance " + std::to_string(seconds) + "s");
-      node_->advance(std::chrono::seconds{seconds});
+      advance_nodes(std::chrono::seconds{seconds});
+    } else if (roll < 76) {
+      stall_crash_or_other_node();
     } else if (roll < 87) {
       script_endpoint();
     } else if (roll < 90) {
@@ -240,14 +252,6 @@ private:
   void concurrent_burst() {
     auto& clock = node_->sched.clock();
     const micros before = node_->now();
-    struct pending {
-      std::string what, key, policy;
-      int64_t incident = 0;
-      std::shared_ptr<std::optional<trigger_reply>> triggered =
-          std::make_shared<std::optional<trigger_reply>>();
-      std::shared_ptr<std::optional<transition_reply>> settled =
-          std::make_shared<std::optional<transition_reply>>();
-    };
     std::vector<pending> ops(pick(2, 6));
     for (auto& op : ops) {
       auto id = pick(0, 2) == 0 ? open_incident() : 0;
@@ -263,21 +267,7 @@ private:
                                  : "burst-" + std::to_string(++bursts_);
         op.policy = pick(0, 3) == 0 ? "looping" : storm_or("default");
         op.what = "trigger " + op.key + " " + op.policy;
-        invariants_.retriggered(op.key);
-        trigger_command cmd;
-        cmd.org_id = org_;
-        cmd.dedup_key = op.key;
-        cmd.title = "incident " + op.key;
-        cmd.policy = op.policy;
-        node_->sys.spawn(
-            [out = op.triggered](caf::event_based_actor* self, caf::actor worker,
-                                 trigger_command c) {
-              self->request(worker, caf::infinite, atom::trigger_v, std::move(c))
-                  .then([out](trigger_reply& x) { *out = std::move(x); },
-                        [](caf::error&) {});
-            },
-            caf::actor_cast<caf::actor>(node_->n.triggers.worker_for(org_, op.key)),
-            std::move(cmd));
+        send_trigger(*node_, op);
       }
     }
     caf::timespan wait{0};
@@ -331,7 +321,41 @@ private:
     }
     node_->run();
     ops.insert(ops.end(), chasers.begin(), chasers.end());
-    const micros after = node_->now();
+    journal_answers(ops, before, node_->now());
+  }
+
+  // An operation queued without waiting for its answer: a trigger of `key` on `policy`,
+  // or an acknowledge or resolve of `incident`.
+  struct pending {
+    std::string what, key, policy;
+    int64_t incident = 0;
+    std::shared_ptr<std::optional<trigger_reply>> triggered =
+        std::make_shared<std::optional<trigger_reply>>();
+    std::shared_ptr<std::optional<transition_reply>> settled =
+        std::make_shared<std::optional<transition_reply>>();
+  };
+
+  // Queues the trigger of `op` at `via`'s trigger lane; its answer lands in the op.
+  void send_trigger(test::test_node& via, pending& op) {
+    invariants_.retriggered(op.key);
+    trigger_command cmd;
+    cmd.org_id = org_;
+    cmd.dedup_key = op.key;
+    cmd.title = "incident " + op.key;
+    cmd.policy = op.policy;
+    via.sys.spawn(
+        [out = op.triggered](caf::event_based_actor* self, caf::actor worker,
+                             trigger_command c) {
+          self->request(worker, caf::infinite, atom::trigger_v, std::move(c))
+              .then([out](trigger_reply& x) { *out = std::move(x); }, [](caf::error&) {});
+        },
+        caf::actor_cast<caf::actor>(via.n.triggers.worker_for(org_, op.key)),
+        std::move(cmd));
+  }
+
+  // Journals what each queued operation was answered, as issued at `before`; a trigger
+  // answered 2xx counts as accepted at `after`, when the client heard of it.
+  void journal_answers(const std::vector<pending>& ops, micros before, micros after) {
     for (auto& op : ops) {
       journal_.begin(before, "  " + op.what);
       if (*op.triggered) {
@@ -380,13 +404,17 @@ private:
 
   void send_transition(int64_t id, transition t,
                        std::shared_ptr<std::optional<transition_reply>> out) {
-    node_->sys.spawn(
+    send_transition(*node_, id, t, std::move(out));
+  }
+  void send_transition(test::test_node& via, int64_t id, transition t,
+                       std::shared_ptr<std::optional<transition_reply>> out) {
+    via.sys.spawn(
         [out](caf::event_based_actor* self, caf::actor registry, transition_command c) {
           self->request(registry, caf::infinite, atom::transition_v, std::move(c))
               .then([out](transition_reply& x) { *out = std::move(x); },
                     [](caf::error&) {});
         },
-        caf::actor_cast<caf::actor>(node_->n.registry),
+        caf::actor_cast<caf::actor>(via.n.registry),
         transition_command{org_, id, {}, t, "sim"});
   }
 
@@ -474,10 +502,230 @@ private:
       what =
           "restart node with its clock stepped " + std::to_string(step / 1'000'000) + "s";
     }
+    if (how == 2 && other_)
+      other_leaves("stops: their clocks would differ");
     begin(what + " -> " + node_name());
     node_.reset();
     node_ = make_node(now);
     journal_.answer("adopted " + std::to_string(node_->adopt())); // as belay's main does
+  }
+
+  // Issue 41, item 10: PostgreSQL that stops answering, a sender or a channel that
+  // crashes with a page, and a second live node (rolls 70..75 of step()).
+  void stall_crash_or_other_node() {
+    const int roll = pick(0, 5);
+    if (roll < 2)
+      database_stalls();
+    else if (roll < 4)
+      crash_while_paging(pick(0, 2));
+    else
+      through_other_node();
+  }
+
+  // The nodes up now: this one, and the other one if it has joined.
+  std::vector<test::test_node*> live_nodes() {
+    std::vector<test::test_node*> nodes{node_.get()};
+    if (other_)
+      nodes.push_back(other_.get());
+    return nodes;
+  }
+
+  // Runs every node until it is idle. Their actors talk only through the database, so
+  // one node's work never waits for the other's. The storage workers of `stalled`
+  // nodes do not run: their jobs stay queued.
+  void run_nodes(const std::set<test::test_node*>& stalled = {}) {
+    for (auto* n : live_nodes()) {
+      other_running_ = n == other_.get(); // its clock times what reaches the sink
+      if (stalled.count(n))
+        n->sched.run_jobs_filtered([](caf::resumable* job) {
+          auto* actor = dynamic_cast<caf::scheduled_actor*>(job);
+          return !actor || std::string_view{actor->name()} != "storage";
+        });
+      else
+        n->run();
+      other_running_ = false;
+    }
+  }
+
+  // Moves every node's clock forward by `d` in step, firing each timer of either at its
+  // own due time, in order (simulated_system::advance, for all of them at once).
+  void advance_nodes(caf::timespan d, const std::set<test::test_node*>& stalled = {}) {
+    const micros target =
+        node_->now() + std::chrono::duration_cast<std::chrono::microseconds>(d).count();
+    run_nodes(stalled);
+    for (;;) {
+      std::optional<micros> next;
+      for (auto* n : live_nodes())
+        if (n->sched.clock().has_pending_timeout()) {
+          auto due = n->clock.at(n->sched.clock().schedule().begin()->first);
+          next = std::min(next.value_or(due), due);
+        }
+      if (!next || *next > target)
+        break;
+      advance_each_to(*next);
+      run_nodes(stalled);
+    }
+    advance_each_to(target);
+    run_nodes(stalled);
+  }
+  void advance_each_to(micros at) {
+    for (auto* n : live_nodes())
+      n->sched.advance_time(
+          std::chrono::microseconds{std::max<micros>(at - n->now(), 0)});
+  }
+
+  // The other node catches up with this one's clock after an operation that moved only
+  // this one's (an acknowledge racing a timer, a burst).
+  void keep_other_in_step() {
+    if (!other_ || other_->now() >= node_->now())
+      return;
+    other_running_ = true;
+    other_->advance(std::chrono::microseconds{node_->now() - other_->now()});
+    other_running_ = false;
+  }
+
+  // PostgreSQL stops answering for a while — or, with the other node up, only this
+  // node's path to it — then recovers. On the test scheduler a storage worker's
+  // statement into a stalled connection would block the test thread itself, in real
+  // time, for the whole reply timeout (35 s), with the simulated clock standing still;
+  // so the stall is the storage workers' jobs held back while every other actor runs
+  // and the clock moves on, which is what a production worker, blocked on its socket in
+  // a thread of its own, does to the node. Meanwhile a trigger and an acknowledge may
+  // arrive, steps and retries fall due, and every request's deadline (a timer on the
+  // simulated clock, 35 s) may lapse: its caller retries while the request itself still
+  // waits in the worker's mailbox, to commit once the database answers. A stall longer
+  // than the reply timeout ends as that timeout ends it: the stalled connections closed,
+  // and (half the time) the first statement sent afterwards committed with its reply
+  // lost. Nothing accepted may be lost (G3), no step lost or doubled (G5), no page go
+  // after its acknowledge (G4).
+  void database_stalls() {
+    const bool path_only = other_ && pick(0, 1) == 0;
+    const int seconds = pick(1, 120);
+    const bool past_reply_timeout = seconds > 35;
+    begin(std::string{"stall of "} +
+          (path_only ? "this node's path to the database" : "the database") + " for " +
+          std::to_string(seconds) + "s" +
+          (past_reply_timeout ? ", past the reply timeout:" : ":"));
+    const micros before = node_->now();
+    std::vector<pending> ops;
+    if (pick(0, 1) == 0) {
+      auto& op = ops.emplace_back();
+      op.key = pick(0, 1) == 0 ? "key-" + std::to_string(pick(0, 7))
+                               : "stall-" + std::to_string(++bursts_);
+      op.policy = storm_or("default");
+      op.what = "trigger " + op.key + " " + op.policy;
+      send_trigger(*node_, op);
+    }
+    if (auto id = pick(0, 1) == 0 ? open_incident() : 0) {
+      auto& op = ops.emplace_back();
+      op.incident = id;
+      op.what = "ack " + std::to_string(id);
+      journal_.may_settle(id, before);
+      send_transition(id, transition::ack, op.settled);
+    }
+    std::set<test::test_node*> stalled{node_.get()};
+    if (!path_only && other_)
+      stalled.insert(other_.get());
+    advance_nodes(std::chrono::seconds{seconds}, stalled);
+    if (past_reply_timeout) {
+      pg_.proxy.reset_all();
+      if (!path_only && other_)
+        other_pg_.proxy.reset_all();
+      if (pick(0, 1) == 0)
+        pg_.proxy.drop_reply_after(test::ends_statement);
+    }
+    run_nodes(); // the database answers again: what waited runs now
+    journal_answers(ops, before, node_->now());
+  }
+
+  // A sender crashes holding a page — before the page went out, or after it went and
+  // before the sender answered — or the channel actors are killed while a sender is in
+  // the middle of a send (their replies then go nowhere). Armed, then the clock runs on
+  // until a send meets it (five minutes at most). The dispatcher starts a dead channel
+  // again, and its first claim returns what the old one held to the pool; the page must
+  // still go out or settle (at least once, G6), and never after its acknowledge (G4).
+  void crash_while_paging(int how) {
+    static const char* const what[] = {
+        "crash of a sender before its send",
+        "crash of a sender after its send, before it answers",
+        "crash of the channel actors during a send"};
+    begin(what[how]);
+    std::vector<channel_actor> channels;
+    if (how == 2)
+      channels =
+          node_->ask<std::vector<channel_actor>>(node_->n.dispatcher, atom::children_v);
+    auto crashed = std::make_shared<std::string>();
+    test_hooks::around_send = [how, channels, crashed](const std::string& key,
+                                                       bool sent) {
+      if (!crashed->empty() || sent != (how == 1))
+        return;
+      *crashed = key;
+      if (how < 2)
+        throw std::runtime_error("sender crashed (simulated)");
+      for (auto& ch : channels)
+        caf::anon_send_exit(ch, caf::exit_reason::kill);
+    };
+    for (int i = 0; i < 30 && crashed->empty(); ++i)
+      advance_nodes(std::chrono::seconds{10});
+    test_hooks::around_send = nullptr;
+    journal_.answer(crashed->empty() ? "no send" : "crashed sending " + *crashed);
+  }
+
+  // A second node on the same database (an identity of its own, through a proxy of its
+  // own), through which triggers, acknowledges and resolves go while this node holds
+  // the incidents' actors: its registry holds only what the database gives it (an
+  // incident it created, or one whose holder's lease lapsed), and its channels claim
+  // from the same outbox. Both run on the test thread, so transactions still commit
+  // one at a time (the invariants rely on it). It joins when first needed, leaves now
+  // and then, and whenever this node restarts with its clock stepped (their clocks are
+  // otherwise one).
+  void through_other_node() {
+    if (other_ && pick(0, 2) == 0)
+      return other_leaves("stops");
+    if (!other_) {
+      ++other_generation_;
+      begin("join of another node, " + other_name());
+      other_ = std::make_unique<test::test_node>(db_, node_->now(), other_name(),
+                                                 [this](node_options& o) {
+                                                   o.database_url = other_pg_.url(db_);
+                                                   o.senders = senders_;
+                                                   if (opts_.tune)
+                                                     opts_.tune(o);
+                                                 });
+      journal_.answer("adopted " + std::to_string(other_->adopt()));
+    }
+    const micros before = node_->now();
+    std::vector<pending> ops(pick(1, 3));
+    for (auto& op : ops) {
+      auto id = pick(0, 1) == 0 ? open_incident() : 0;
+      if (id) {
+        const bool ack = pick(0, 2) != 0;
+        op.incident = id;
+        op.what = std::string{ack ? "ack " : "resolve "} + std::to_string(id);
+        journal_.may_settle(id, before);
+        send_transition(*other_, id, ack ? transition::ack : transition::resolve,
+                        op.settled);
+      } else {
+        op.key = "key-" + std::to_string(pick(0, 7));
+        op.policy = pick(0, 3) == 0 ? "looping" : storm_or("default");
+        op.what = "trigger " + op.key + " " + op.policy;
+        send_trigger(*other_, op);
+      }
+    }
+    begin("through " + other_name() + ", " + std::to_string(ops.size()) + " operations:");
+    run_nodes();
+    journal_answers(ops, before, node_->now());
+  }
+  std::string other_name() const {
+    return "sim-other-" + std::to_string(other_generation_);
+  }
+
+  // The other node stops: its incidents wait for its lease to lapse, then this node
+  // takes them over; what its channels claimed returns to the pool when the claims
+  // lapse.
+  void other_leaves(const std::string& why) {
+    begin("leave of " + other_name() + ": " + why);
+    other_.reset();
   }
 
   std::mt19937_64 rng_;
@@ -485,6 +733,7 @@ private:
   simulation_options opts_;
   test::test_database db_;
   test::postgres_proxy pg_;
+  test::postgres_proxy other_pg_; // the other node's way to the database
   test::http_sink sink_;
   test::simulation_journal journal_;
   test::invariants invariants_;
@@ -497,6 +746,9 @@ private:
   micros quiet_until_ = 0; // until then steps may wait for a replaced node's lease
   std::unique_ptr<test::test_node> node_;
   std::unique_ptr<storage::connection> elsewhere_; // another node's, for its acknowledges
+  std::unique_ptr<test::test_node> other_;         // a second live node, while joined
+  int other_generation_ = 0;
+  bool other_running_ = false; // the other node's scheduler runs: its clock is the one
   std::map<std::string, int> counts_;
 };
 
@@ -567,5 +819,16 @@ TEST_CASE("simulation, planted bug: a throttle the channel ignores is caught as 
   auto found = first_broken();
   test_hooks::skip_throttle = false;
   CHECK_THAT(found, Catch::Contains("throttle: the storm's contact received"));
+  WARN(found.substr(0, found.find('\n')));
+}
+
+TEST_CASE(
+    "simulation, planted bug: a page whose sender crashed, taken as sent, is caught "
+    "as SENT with no request at the sink",
+    "[simulation]") {
+  test_hooks::sender_lost_as_sent = true;
+  auto found = first_broken();
+  test_hooks::sender_lost_as_sent = false;
+  CHECK_THAT(found, Catch::Contains("its sink never received it"));
   WARN(found.substr(0, found.find('\n')));
 }
