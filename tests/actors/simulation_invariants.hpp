@@ -103,29 +103,47 @@ public:
       it = it->second.key == key ? settled_.erase(it) : std::next(it);
   }
 
-  // "" while every invariant holds; else the first one broken. `quiet_until`: steps and
-  // retries may wait for a replaced node's lease until then.
+  // "" while every invariant holds; else the first one broken, whose name broken()
+  // then says. `quiet_until`: steps and retries may wait for a replaced node's lease
+  // until then.
   std::string check(micros now, micros quiet_until) {
+    broken_ = {};
+    auto broke = [this](const char* name, std::string broken) {
+      if (!broken.empty())
+        broken_ = name;
+      return broken;
+    };
     {
       std::lock_guard<std::mutex> lock(mutex_);
       if (!late_sends_.empty())
-        return late_sends_.front();
+        return broke("late_send", late_sends_.front());
     }
     load(now);
-    using invariant_check = std::string (invariants::*)();
-    for (invariant_check invariant :
-         {&invariants::accepted_events_exist, &invariants::no_page_after_settle,
-          &invariants::sink_matches_rows, &invariants::throttle_holds,
-          &invariants::steps_fire_once_with_their_deliveries,
-          &invariants::deliveries_settle})
-      if (auto broken = (this->*invariant)(); !broken.empty())
+    struct named_check {
+      const char* name;
+      std::string (invariants::*check)();
+    };
+    for (auto [name, invariant] :
+         {named_check{"accepted_events_exist", &invariants::accepted_events_exist},
+          named_check{"no_page_after_settle", &invariants::no_page_after_settle},
+          named_check{"sink_matches_rows", &invariants::sink_matches_rows},
+          named_check{"throttle_holds", &invariants::throttle_holds},
+          named_check{"steps_fire_once_with_their_deliveries",
+                      &invariants::steps_fire_once_with_their_deliveries},
+          named_check{"deliveries_settle", &invariants::deliveries_settle}})
+      if (auto broken = broke(name, (this->*invariant)()); !broken.empty())
         return broken;
     if (now < quiet_until)
       return {};
-    if (auto broken = due_deliveries_move(now); !broken.empty())
+    if (auto broken = broke("due_deliveries_move", due_deliveries_move(now));
+        !broken.empty())
       return broken;
-    return due_steps_fired(now);
+    return broke("due_steps_fired", due_steps_fired(now));
   }
+
+  // Which invariant the last check() found broken (its function's name), or "": what a
+  // shrinker compares, since the messages differ in their ids and times from run to run.
+  const std::string& broken() const { return broken_; }
 
 private:
   struct delivery_row {
@@ -482,6 +500,7 @@ private:
   std::map<int64_t, bundle_row> bundles_;
   std::map<step_of, int64_t> fired_;
   std::map<int64_t, settled_incident> settled_;
+  std::string broken_; // the invariant the last check() found broken
 };
 
 } // namespace belay::test

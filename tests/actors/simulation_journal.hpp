@@ -69,13 +69,10 @@ public:
   const std::map<int64_t, modelled_incident>& incidents() const { return incidents_; }
   const std::vector<journal_entry>& entries() const { return entries_; }
 
-  // Every operation, one a line: what reproduces the run with the seed.
-  std::string listing() const {
-    std::string out;
-    for (auto& e : entries_)
-      out += "  #" + std::to_string(e.seq) + " t=" + std::to_string(e.at) + " " + e.what +
-             (e.answer.empty() ? "" : " -> " + e.answer) + "\n";
-    return out;
+  // An operation's line in what a failure prints (simulation_test.cpp).
+  static std::string line(const journal_entry& e) {
+    return "#" + std::to_string(e.seq) + " t=" + std::to_string(e.at) + " " + e.what +
+           (e.answer.empty() ? "" : " -> " + e.answer);
   }
 
 private:

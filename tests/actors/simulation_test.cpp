@@ -14,8 +14,13 @@
 // client side journals every operation and its answer (simulation_journal.hpp); the sink
 // reads the database the moment each page arrives. After every operation the invariants
 // of simulation_invariants.hpp are checked against the database, the sink's requests and
-// the journal (docs/guarantees.md#simulation). A failure prints the seed and every
-// operation of the run; BELAY_SIM_SEED=<seed> replays exactly that run. CI runs seeds
+// the journal (docs/guarantees.md#simulation). Each operation draws from generators of
+// its own, seeded from the seed and its number, so a run can leave operations out and
+// every other one chooses as it did. A failure is shrunk (ddmin, for
+// BELAY_SIM_SHRINK_SECONDS, 120 by default, 0 = not at all) to a shorter list of
+// operations that still breaks the same invariant, and prints the seed, that list and
+// how to replay exactly it: BELAY_SIM_SEED=<seed> BELAY_SIM_ONLY=<i,j,k>
+// (BELAY_SIM_SEED=<seed> alone replays the whole run). CI runs seeds
 // BELAY_SIM_FIRST_SEED (1) onwards, BELAY_SIM_SEEDS of them, each for BELAY_SIM_OPS
 // operations; `scripts/test --soak N` runs N seeds from a random start. Each invariant
 // has a planted-bug test below: one guard switched off (actors/test_hooks.hpp), the same
@@ -29,9 +34,11 @@
 #include <caf/scheduled_actor.hpp>
 #include <caf/send.hpp>
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <cstdlib>
 #include <map>
 #include <memory>
+#include <optional>
 #include <random>
 #include <set>
 #include <sstream>
@@ -74,11 +81,31 @@ struct simulation_options {
   std::function<void(node_options&)> tune;
 };
 
+// Operation `op`'s own generator for `stream` (0: its choices, 1: storm_or's): leaving
+// an operation out changes no other operation's draws, so a shrinker's candidate is the
+// same run minus what it left out (apart from choices that read the database, such as
+// which open incident to acknowledge). seed_seq's mixing is the standard's own.
+std::mt19937_64 operation_rng(uint64_t seed, uint64_t op, uint32_t stream) {
+  std::seed_seq mixed{static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32),
+                      static_cast<uint32_t>(op), static_cast<uint32_t>(op >> 32), stream};
+  return std::mt19937_64{mixed};
+}
+
+// A run that broke an invariant: what a shrinker needs of it and what it prints.
+struct sim_failure {
+  uint64_t seed = 0;
+  uint64_t at = 0;           // the operation after which the check failed
+  std::string invariant;     // invariants::broken(): which one
+  std::string broken;        // what it said
+  std::vector<uint64_t> ran; // the operations run (not skipped), up to `at`
+  std::string listing;       // each of them with its journal lines
+};
+
 class simulation {
 public:
   explicit simulation(uint64_t seed, simulation_options opts = {})
-      : rng_(seed), storms_(~seed), opts_(std::move(opts)),
-        invariants_(db_, sink_, journal_), senders_(1 + seed % 2) {
+      : seed_(seed), opts_(std::move(opts)), invariants_(db_, sink_, journal_),
+        senders_(1 + seed % 2) {
     db_.provision(simulation_org(sink_.url("/hook"), sink_.url("/slack")));
     org_ = db_.org_id("acme");
     // unique_ptr::reset empties node_ before the old node goes: no request arrives then.
@@ -88,16 +115,27 @@ public:
     node_ = make_node(test::simulated_epoch);
   }
 
-  // Runs `ops` random operations; returns "" or what broke, with every operation.
-  std::string run(uint64_t ops) {
-    for (uint64_t i = 0; i < ops; ++i) {
+  // Runs random operations 1 to `ops` but those in `skip` (neither run nor journalled),
+  // until one breaks an invariant: then returns how.
+  const std::optional<sim_failure>& run(uint64_t ops,
+                                        const std::set<uint64_t>& skip = {}) {
+    for (uint64_t op = 1; op <= ops; ++op) {
+      if (skip.count(op))
+        continue;
+      rng_ = operation_rng(seed_, op, 0);
+      storms_ = operation_rng(seed_, op, 1);
+      ran_.push_back({op, journal_.entries().size(), 0});
       step();
       keep_other_in_step();
-      if (auto broken = invariants_.check(node_->now(), quiet_until_); !broken.empty())
-        return "after operation " + std::to_string(i + 1) + ": " + broken +
-               "\noperations:\n" + journal_.listing();
+      ran_.back().journal_end = journal_.entries().size();
+      if (auto broken = invariants_.check(node_->now(), quiet_until_); !broken.empty()) {
+        failure_ = {seed_, op, invariants_.broken(), broken, {}, operation_listing()};
+        for (auto& r : ran_)
+          failure_->ran.push_back(r.op);
+        break;
+      }
     }
-    return {};
+    return failure_;
   }
 
   std::string summary() {
@@ -112,6 +150,26 @@ public:
   }
 
 private:
+  // An operation that ran, and the journal entries [journal_begin, journal_end) it made.
+  struct ran_operation {
+    uint64_t op;
+    size_t journal_begin, journal_end;
+  };
+
+  // The operations run so far, each numbered, under it the journal lines it made.
+  std::string operation_listing() const {
+    std::string out;
+    for (auto& r : ran_) {
+      out += "  operation " + std::to_string(r.op) + ":";
+      if (r.journal_begin == r.journal_end)
+        out += " (nothing to act on)";
+      out += "\n";
+      for (size_t e = r.journal_begin; e < r.journal_end; ++e)
+        out += "    " + test::simulation_journal::line(journal_.entries()[e]) + "\n";
+    }
+    return out;
+  }
+
   template <class T> T pick(T lo, T hi) {
     return std::uniform_int_distribution<T>{lo, hi}(rng_);
   }
@@ -728,8 +786,9 @@ private:
     other_.reset();
   }
 
-  std::mt19937_64 rng_;
-  std::mt19937_64 storms_;
+  uint64_t seed_;
+  std::mt19937_64 rng_;    // the running operation's (operation_rng)
+  std::mt19937_64 storms_; // and its storm_or's
   simulation_options opts_;
   test::test_database db_;
   test::postgres_proxy pg_;
@@ -750,6 +809,8 @@ private:
   int other_generation_ = 0;
   bool other_running_ = false; // the other node's scheduler runs: its clock is the one
   std::map<std::string, int> counts_;
+  std::vector<ran_operation> ran_;
+  std::optional<sim_failure> failure_;
 };
 
 std::vector<uint64_t> ci_seeds() {
@@ -766,28 +827,155 @@ uint64_t ci_ops() {
   return env_number("BELAY_SIM_OPS", 400);
 }
 
-// What the first CI seed that breaks an invariant says, or "".
-std::string first_broken(simulation_options opts = {}) {
+// BELAY_SIM_ONLY=<i,j,k>: the operations a shrunk failure printed, to run only them
+// (sorted); empty when unset.
+std::vector<uint64_t> only_operations() {
+  std::set<uint64_t> ops;
+  const char* v = std::getenv("BELAY_SIM_ONLY");
+  std::istringstream in{v ? v : ""};
+  for (std::string op; std::getline(in, op, ',');)
+    if (auto n = std::strtoull(op.c_str(), nullptr, 10))
+      ops.insert(n);
+  return {ops.begin(), ops.end()};
+}
+
+// What simulation::run skips to run exactly `keep` (sorted), up to its last.
+std::set<uint64_t> all_but(const std::vector<uint64_t>& keep) {
+  std::set<uint64_t> skip;
+  for (uint64_t op = 1, k = 0; !keep.empty() && op <= keep.back(); ++op)
+    if (keep[k] == op)
+      ++k;
+    else
+      skip.insert(op);
+  return skip;
+}
+
+// `seed` with only the operations `keep`, on a fresh simulation (database, node, sink):
+// how it broke, if it did.
+std::optional<sim_failure> replay(uint64_t seed, const std::vector<uint64_t>& keep,
+                                  const simulation_options& opts) {
+  simulation sim{seed, opts};
+  return sim.run(keep.empty() ? 0 : keep.back(), all_but(keep));
+}
+
+std::string replay_command(const sim_failure& f) {
+  std::string ops;
+  for (auto op : f.ran)
+    ops += (ops.empty() ? "" : ",") + std::to_string(op);
+  return "BELAY_SIM_SEED=" + std::to_string(f.seed) + " BELAY_SIM_ONLY=" + ops +
+         " scripts/test -R 'simulation: random'";
+}
+
+struct shrunk {
+  sim_failure smallest; // the shortest list found that breaks the same invariant
+  size_t original = 0;  // how many operations the failing run ran
+  int runs = 0;         // candidates replayed
+  long long seconds = 0;
+  bool minimal = false; // a whole pass over single operations left none out
+};
+
+// Delta debugging (Zeller's ddmin, as QuickCheck and Hypothesis shrink): leave out each
+// chunk of half the operations, then of a quarter, ... then single ones, passes over
+// single operations repeating until one leaves none out, or until `budget` is spent (a
+// candidate under way finishes). Each candidate is a fresh simulation of the same seed;
+// it is kept when it breaks the same invariant, after whichever operation (cut there).
+shrunk shrink(const sim_failure& failed, const simulation_options& opts,
+              std::chrono::seconds budget) {
+  const auto start = std::chrono::steady_clock::now();
+  auto in_time = [&] { return std::chrono::steady_clock::now() - start < budget; };
+  shrunk out{failed, failed.ran.size()};
+  auto& ops = out.smallest.ran;
+  for (size_t chunk = std::max<size_t>(ops.size() / 2, 1); ops.size() > 1 && in_time();
+       chunk = std::max<size_t>(chunk / 2, 1)) {
+    bool left_out = false;
+    size_t from = 0;
+    for (; from < ops.size() && in_time(); ++out.runs) {
+      auto candidate = ops;
+      candidate.erase(candidate.begin() + from,
+                      candidate.begin() + std::min(from + chunk, candidate.size()));
+      auto f = replay(failed.seed, candidate, opts);
+      if (f && f->invariant == failed.invariant) {
+        out.smallest = std::move(*f);
+        left_out = true;
+      } else {
+        from += chunk;
+      }
+    }
+    if (chunk == 1 && !left_out && from >= ops.size()) {
+      out.minimal = true;
+      break;
+    }
+  }
+  out.minimal = out.minimal || ops.size() == 1;
+  out.seconds = std::chrono::duration_cast<std::chrono::seconds>(
+                    std::chrono::steady_clock::now() - start)
+                    .count();
+  return out;
+}
+
+// What a failure prints: the seed, what broke, and the shortest list of operations
+// shrink() found within BELAY_SIM_SHRINK_SECONDS (every operation when that is 0),
+// each with its journal lines, and how to replay exactly it.
+std::string failure_report(const sim_failure& failed, const simulation_options& opts) {
+  const auto seed = std::to_string(failed.seed);
+  std::string out = "seed " + seed + ", after operation " + std::to_string(failed.at) +
+                    ": " + failed.invariant + " broke: " + failed.broken + "\n";
+  const auto budget = env_number("BELAY_SIM_SHRINK_SECONDS", 120);
+  if (budget == 0)
+    return out + "operations (not shrunk: BELAY_SIM_SHRINK_SECONDS=0):\n" +
+           failed.listing + "replay: " + replay_command(failed) + "\n";
+  auto s = shrink(failed, opts, std::chrono::seconds{budget});
+  out += "shrunk from " + std::to_string(s.original) + " operations to " +
+         std::to_string(s.smallest.ran.size()) + " in " + std::to_string(s.runs) +
+         " replays, " + std::to_string(s.seconds) + " s (" +
+         (s.minimal ? "none of them can be left out"
+                    : "stopped by BELAY_SIM_SHRINK_SECONDS: replaying them shrinks on") +
+         "), which break it too, after operation " + std::to_string(s.smallest.at) +
+         ": " + s.smallest.broken + "\n" + s.smallest.listing +
+         "replay exactly these: " + replay_command(s.smallest) +
+         "\nevery operation of the run: BELAY_SIM_SEED=" + seed +
+         " BELAY_SIM_SHRINK_SECONDS=0 scripts/test -R 'simulation: random'\n";
+  return out;
+}
+
+// The first CI seed's failure, or none.
+std::optional<sim_failure> first_failure(const simulation_options& opts = {}) {
   for (auto seed : ci_seeds()) {
     simulation sim{seed, opts};
-    auto broken = sim.run(ci_ops());
-    if (!broken.empty())
-      return "seed " + std::to_string(seed) + ": " + broken;
+    if (auto failed = sim.run(ci_ops()))
+      return failed;
   }
-  return {};
+  return std::nullopt;
+}
+
+// What the first CI seed that breaks an invariant says, or "".
+std::string first_broken(simulation_options opts = {}) {
+  auto f = first_failure(opts);
+  return f ? "seed " + std::to_string(f->seed) + ": after operation " +
+                 std::to_string(f->at) + ": " + f->broken + "\noperations:\n" + f->listing
+           : "";
 }
 
 } // namespace
 
 TEST_CASE("simulation: random operations and faults never break a guarantee",
           "[simulation]") {
+  const auto only = only_operations();
   for (auto seed : ci_seeds()) {
-    simulation sim{seed};
-    auto broken = sim.run(ci_ops());
-    INFO("seed " << seed << " (replay: BELAY_SIM_SEED=" << seed << "), " << ci_ops()
-                 << " operations: " << sim.summary());
-    CHECK(broken == "");
-    WARN("simulation seed " << seed << ": " << sim.summary());
+    std::optional<sim_failure> failed;
+    std::string summary;
+    { // gone before shrinking replays the seed on simulations of its own
+      simulation sim{seed};
+      failed = sim.run(only.empty() ? ci_ops() : only.back(), all_but(only));
+      summary = sim.summary();
+    }
+    INFO("seed " << seed << ", " << ci_ops() << " operations: " << summary);
+    WARN("simulation seed " << seed << ": " << summary);
+    if (failed) {
+      WARN("seed " << seed << ": " << failed->invariant << " broke after operation "
+                   << failed->at << "; shrinking");
+      FAIL_CHECK(failure_report(*failed, {}));
+    }
   }
 }
 
@@ -831,4 +1019,27 @@ TEST_CASE(
   test_hooks::sender_lost_as_sent = false;
   CHECK_THAT(found, Catch::Contains("its sink never received it"));
   WARN(found.substr(0, found.find('\n')));
+}
+
+TEST_CASE("simulation, shrinking: a planted bug's failure shrinks to fewer operations "
+          "that, replayed, break the same invariant",
+          "[simulation]") {
+  test_hooks::skip_throttle = true;
+  auto failed = first_failure();
+  std::optional<shrunk> s;
+  std::optional<sim_failure> again;
+  if (failed) {
+    s = shrink(*failed, {}, 60s); // its own budget: the test's cost stays bounded
+    again = replay(failed->seed, s->smallest.ran, {});
+  }
+  test_hooks::skip_throttle = false;
+  REQUIRE(failed);
+  CHECK(s->smallest.ran.size() < failed->ran.size());
+  REQUIRE(again);
+  CHECK(again->invariant == failed->invariant);
+  WARN("seed " << failed->seed << ": " << failed->invariant << " after "
+               << failed->ran.size() << " operations, shrunk to "
+               << s->smallest.ran.size() << " in " << s->runs << " replays, "
+               << s->seconds << " s:\n"
+               << s->smallest.listing << replay_command(s->smallest));
 }
