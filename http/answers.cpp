@@ -5,6 +5,7 @@
 #include "storage/answers.hpp"
 
 #include "http/respond.hpp"
+#include "protocol/answer_all.hpp"
 #include "protocol/answer_page.hpp"
 #include "protocol/answer_token.hpp"
 #include "protocol/form.hpp"
@@ -70,41 +71,27 @@ std::string query_token(const httplib::Request& req) {
   return {};
 }
 
-// What an acknowledge or resolve came to, in the words every way of answering uses.
-protocol::answer_outcome outcome_of(protocol::answer_action action,
-                                    const transition_reply& r) {
-  using protocol::answer_outcome;
-  const bool ack = action == protocol::answer_action::acknowledge;
-  switch (r.code) {
-  case reply_code::ok:
-    return ack ? answer_outcome::acknowledged : answer_outcome::resolved;
-  case reply_code::unchanged:
-    return ack ? answer_outcome::already_acknowledged : answer_outcome::already_resolved;
-  case reply_code::conflict: // acknowledging a resolved incident
-    return answer_outcome::already_resolved;
-  default:
-    return answer_outcome::unavailable;
-  }
-}
-
 struct answered {
   protocol::answer_outcome outcome = protocol::answer_outcome::unavailable;
   incident_record incident; // as it stands after the answer (before it, if unavailable)
 };
 
-// Acknowledges or resolves through the registry, as the API does (the same path tells
-// the node holding the incident at once).
-answered answer(api& a, int64_t org, const incident_record& incident,
-                protocol::answer_action action, const std::string& by, const char* via) {
-  const auto kind = action == protocol::answer_action::acknowledge ? transition::ack
-                                                                   : transition::resolve;
-  transition_command cmd{org, incident.id, {}, kind, by, "native", via};
+// Sends an answer's transition through the registry, as the API does (the same path
+// tells the node holding the incident at once); nullopt when no answer came.
+std::optional<transition_reply> send_transition(api& a, const transition_command& cmd) {
   httplib::Response
       scratch; // ask() writes its JSON 503 here; callers answer in their way
-  auto r = ask<transition_reply>(a, a.registry, scratch, atom::transition_v, cmd);
-  if (!r || r->code == reply_code::not_found)
-    return {protocol::answer_outcome::unavailable, incident};
-  return {outcome_of(action, *r), r->incident};
+  return ask<transition_reply>(a, a.registry, scratch, atom::transition_v, cmd);
+}
+
+answered answer(api& a, int64_t org, const incident_record& incident,
+                protocol::answer_action action, const std::string& by, const char* via) {
+  auto r =
+      send_transition(a, protocol::answer_command(org, incident.id, action, by, via));
+  auto outcome = protocol::outcome_of(action, r);
+  if (outcome == protocol::answer_outcome::unavailable)
+    return {outcome, incident};
+  return {outcome, r->incident};
 }
 
 // The delivery a valid, unexpired token names, with its incident; nullopt for any
@@ -144,31 +131,9 @@ protocol::answer_all_tally answer_all(api& a, const storage::answered_bundle& b,
                                       protocol::answer_action action,
                                       const std::string& by, const char* via,
                                       std::optional<int64_t> only = std::nullopt) {
-  protocol::answer_all_tally tally;
-  for (auto& incident : b.incidents) {
-    if (only && incident.id != *only)
-      continue;
-    ++tally.total;
-    const bool open = action == protocol::answer_action::acknowledge
-                          ? protocol::can_acknowledge(incident.status)
-                          : protocol::can_resolve(incident.status);
-    if (!open) {
-      ++tally.already;
-      continue;
-    }
-    switch (answer(a, b.org_id, incident, action, by, via).outcome) {
-    case protocol::answer_outcome::acknowledged:
-    case protocol::answer_outcome::resolved:
-      ++tally.changed;
-      break;
-    case protocol::answer_outcome::unavailable:
-      ++tally.unavailable;
-      break;
-    default:
-      ++tally.already;
-    }
-  }
-  return tally;
+  return protocol::answer_all(
+      b.org_id, b.incidents, action, by, via, only,
+      [&a](const transition_command& cmd) { return send_transition(a, cmd); });
 }
 
 // POST /a/<bundle token>: action=ack|resolve on all still open, or with incident=<id>

@@ -43,10 +43,8 @@ void pagerduty(api& a, const httplib::Request& req, httplib::Response& res) {
                         ev.severity,         integration->policy, ev.details_json,
                         ev.payload_json,     integration->shadow, "events",
                         integration->name};
-    if (grouping) { // the event's key names its alert, its group names the incident
-      cmd.alert_key = ev.dedup_key;
-      cmd.dedup_key = protocol::group_key(integration->name, integration->group_by, ev);
-    }
+    if (grouping)
+      protocol::group_alert(cmd, integration->name, integration->group_by, ev);
     auto r = ask_trigger(a, res, std::move(cmd));
     if (!r)
       return;
@@ -101,10 +99,8 @@ bool fire(api& a, httplib::Response& res, const storage::integration_row& integr
                         alert->severity,     integration.policy, "{}",
                         alert->payload_json, integration.shadow, "alertmanager",
                         integration.name};
-    if (!integration.group_by.empty()) {
-      cmd.alert_key = alert->dedup_key;
-      cmd.dedup_key = protocol::group_key(integration.name, integration.group_by, *alert);
-    }
+    if (!integration.group_by.empty())
+      protocol::group_alert(cmd, integration.name, integration.group_by, *alert);
     requests.push_back(trigger_request(a, std::move(cmd)));
   }
   auto replies = ask_all<trigger_reply>(a, res, std::move(requests));

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "protocol/alertmanager.hpp"
+#include "protocol/commands.hpp"
 #include "protocol/pagerduty.hpp"
 
 #include <optional>
@@ -27,5 +28,15 @@ std::string group_key(std::string_view integration, const std::vector<std::strin
                       const am_alert& alert);
 std::string group_key(std::string_view integration, const std::vector<std::string>& by,
                       const pd_event& event);
+
+// Makes `cmd`, written for `event` with the event's own key as its dedup key, an alert of
+// an integration that groups by `by` (non-empty): the event's key names its alert, its
+// group key the incident. What ingest does to every event of such an integration.
+template <class Event>
+void group_alert(trigger_command& cmd, std::string_view integration,
+                 const std::vector<std::string>& by, const Event& event) {
+  cmd.alert_key = cmd.dedup_key;
+  cmd.dedup_key = group_key(integration, by, event);
+}
 
 } // namespace belay::protocol

@@ -130,7 +130,10 @@ public:
           named_check{"throttle_holds", &invariants::throttle_holds},
           named_check{"steps_fire_once_with_their_deliveries",
                       &invariants::steps_fire_once_with_their_deliveries},
-          named_check{"deliveries_settle", &invariants::deliveries_settle}})
+          named_check{"no_step_before_due", &invariants::no_step_before_due},
+          named_check{"deliveries_settle", &invariants::deliveries_settle},
+          named_check{"accepted_alerts_exist", &invariants::accepted_alerts_exist},
+          named_check{"alerts_match_incidents", &invariants::alerts_match_incidents}})
       if (auto broken = broke(name, (this->*invariant)()); !broken.empty())
         return broken;
     if (now < quiet_until)
@@ -165,6 +168,16 @@ private:
     std::set<int64_t> pages; // its pages when the settle was answered
   };
   using step_of = std::tuple<int64_t, int64_t, int64_t>; // incident, loop, step
+  struct incident_row {
+    std::string key, status, policy;
+    micros created;
+    int64_t alert_count, firing_count; // as the incident counts its alerts
+  };
+  struct alert_row {
+    int64_t incident;
+    std::string key;
+    bool firing;
+  };
 
   static bool settles(const std::string& status) {
     return status == status_acknowledged || status == status_resolved;
@@ -279,9 +292,18 @@ private:
   void load(micros now) {
     auto& sql = db_.sql();
     incidents_.clear();
-    auto i = sql.query("SELECT id, dedup_key FROM incident WHERE org_id = $1", org_);
+    auto i = sql.query("SELECT id, dedup_key, status, policy, belay_us(created_at), "
+                       "alert_count, firing_count FROM incident WHERE org_id = $1",
+                       org_);
     for (int r = 0; r < i.rows(); ++r)
-      incidents_[i.int64(r, 0)] = i.str(r, 1);
+      incidents_[i.int64(r, 0)] = {i.str(r, 1),   i.str(r, 2),   i.str(r, 3),
+                                   i.int64(r, 4), i.int64(r, 5), i.int64(r, 6)};
+    alerts_.clear();
+    auto a = sql.query("SELECT incident_id, key, (status = 'FIRING')::int FROM alert "
+                       "WHERE org_id = $1 ORDER BY id",
+                       org_);
+    for (int r = 0; r < a.rows(); ++r)
+      alerts_.push_back({a.int64(r, 0), a.str(r, 1), a.int64(r, 2) == 1});
     deliveries_.clear();
     auto d = sql.query(
         "SELECT d.id, d.incident_id, d.loop, d.step, d.status, d.idempotency_key, "
@@ -305,19 +327,24 @@ private:
     for (int r = 0; r < b.rows(); ++r)
       bundles_[b.int64(r, 0)] = {b.str(r, 1), b.str(r, 2), b.int64(r, 3) == 1};
     fired_.clear();
-    auto t = sql.query("SELECT incident_id, (detail->>'loop')::bigint, "
-                       "(detail->>'step')::bigint, count(*) FROM timeline WHERE org_id = "
-                       "$1 AND kind = 'step_fired' GROUP BY 1, 2, 3",
-                       org_);
-    for (int r = 0; r < t.rows(); ++r)
-      fired_[{t.int64(r, 0), t.int64(r, 1), t.int64(r, 2)}] = t.int64(r, 3);
+    first_fired_.clear();
+    auto t =
+        sql.query("SELECT incident_id, (detail->>'loop')::bigint, "
+                  "(detail->>'step')::bigint, count(*), min(belay_us(at)) FROM "
+                  "timeline WHERE org_id = $1 AND kind = 'step_fired' GROUP BY 1, 2, 3",
+                  org_);
+    for (int r = 0; r < t.rows(); ++r) {
+      step_of step{t.int64(r, 0), t.int64(r, 1), t.int64(r, 2)};
+      fired_[step] = t.int64(r, 3);
+      first_fired_[step] = t.int64(r, 4);
+    }
   }
 
   // G3: every event answered 2xx exists, in the incident it was answered with.
   std::string accepted_events_exist() {
     for (auto& e : journal_.events()) {
       auto it = incidents_.find(e.incident);
-      if (it == incidents_.end() || it->second != e.key)
+      if (it == incidents_.end() || it->second.key != e.key)
         return "G3: operation #" + std::to_string(e.seq) + "'s event " + e.key +
                " was answered with incident " + std::to_string(e.incident) +
                ", which the database does not hold for that key";
@@ -433,6 +460,86 @@ private:
     return {};
   }
 
+  // When each step of a policy's first loop falls due, in seconds after the incident
+  // opened, at the earliest: "looping" and "storm" page at 0 and 300 s, "default" at 0,
+  // 300 and 1200 s (simulation_test.cpp's org; a late step makes the next one later).
+  static std::vector<micros> step_offsets(const std::string& policy) {
+    return policy == "default" ? std::vector<micros>{0, 300, 1200}
+                               : std::vector<micros>{0, 300};
+  }
+
+  // No step of the first loop fires before it falls due: not even when an alert joins
+  // its incident (docs/guarantees.md#alerts-and-grouping: a new alert pages nobody anew;
+  // one that re-fired a step is "fired twice" above, one that brought the next step
+  // forward is caught here).
+  std::string no_step_before_due() {
+    for (auto& [step, at] : first_fired_) {
+      auto [id, loop, k] = step;
+      auto inc = incidents_.find(id);
+      if (loop != 0 || inc == incidents_.end())
+        continue;
+      auto offsets = step_offsets(inc->second.policy);
+      if (k >= static_cast<int64_t>(offsets.size()))
+        continue;
+      const micros due = inc->second.created + offsets[k] * 1'000'000;
+      if (at < due)
+        return "incident " + std::to_string(id) + " step " + std::to_string(k) +
+               " fired at " + std::to_string(at) + ", before it fell due at " +
+               std::to_string(due);
+    }
+    return {};
+  }
+
+  // G3 for alerts: every alert of a grouping integration answered 2xx exists, in the
+  // incident it was answered with.
+  std::string accepted_alerts_exist() {
+    std::set<std::pair<int64_t, std::string>> held;
+    for (auto& a : alerts_)
+      held.insert({a.incident, a.key});
+    for (auto& e : journal_.alerts())
+      if (!held.count({e.incident, e.key}))
+        return "G3 for alerts: operation #" + std::to_string(e.seq) + "'s alert " +
+               e.key + " was answered with incident " + std::to_string(e.incident) +
+               ", which holds no alert of that key";
+    return {};
+  }
+
+  // docs/guarantees.md#alerts-and-grouping: an incident counts its alert rows and those
+  // firing (one alert, firing until resolved, when it has no rows: no grouping); a
+  // resolved incident has no firing alert, and one not resolved that has alerts has a
+  // firing one (it resolves with its last, and resolving it resolves them all); at most
+  // one firing alert per alert key (G1 for alerts).
+  std::string alerts_match_incidents() {
+    std::map<int64_t, std::pair<int64_t, int64_t>> rows; // incident → alerts, firing
+    std::map<std::string, int> firing_by_key;
+    for (auto& a : alerts_) {
+      auto& [all, firing] = rows[a.incident];
+      ++all;
+      firing += a.firing;
+      if (a.firing && ++firing_by_key[a.key] > 1)
+        return "G1 for alerts: alert key " + a.key + " has " +
+               std::to_string(firing_by_key[a.key]) + " firing alerts";
+    }
+    for (auto& [id, inc] : incidents_) {
+      auto it = rows.find(id);
+      const bool resolved = inc.status == status_resolved;
+      const auto [all, firing] = it != rows.end()
+                                     ? it->second
+                                     : std::pair<int64_t, int64_t>{1, resolved ? 0 : 1};
+      auto what = "incident " + std::to_string(id) + " (" + inc.status + ")";
+      if (inc.alert_count != all || inc.firing_count != firing)
+        return what + " counts " + std::to_string(inc.alert_count) + " alerts, " +
+               std::to_string(inc.firing_count) + " firing, but has " +
+               std::to_string(all) + ", " + std::to_string(firing) + " firing";
+      if (resolved && firing > 0)
+        return what + " is resolved with " + std::to_string(firing) + " firing alerts";
+      if (!resolved && firing == 0)
+        return what + " is not resolved with none of its " + std::to_string(all) +
+               " alerts firing";
+    }
+    return {};
+  }
+
   // G8: a delivery ends SENT, DEAD with exactly one dead letter, or CANCELLED; only a
   // DEAD one has a dead letter.
   std::string deliveries_settle() {
@@ -466,9 +573,7 @@ private:
       if (!inc.modelled || inc.opened == 0)
         continue;
       const micros until = inc.settled ? std::min(*inc.settled, now) : now;
-      // "looping" and "storm" page at 0 and 300 s, "default" at 0, 300 and 1200 s.
-      auto offsets = inc.policy == "default" ? std::vector<micros>{0, 300, 1200}
-                                             : std::vector<micros>{0, 300};
+      auto offsets = step_offsets(inc.policy);
       for (size_t k = 0; k < offsets.size(); ++k) {
         const micros due = inc.opened + offsets[k] * 1'000'000;
         if (due + slack * static_cast<micros>(k + 1) > until)
@@ -495,10 +600,12 @@ private:
   std::map<std::string, bool> checked_settled_; // key → settled when its check answered
   std::set<std::string> handed_over_;           // keys with a sender, not yet arrived
   std::atomic<int> admitted_{0};
-  std::map<int64_t, std::string> incidents_; // id → dedup key
+  std::map<int64_t, incident_row> incidents_;
+  std::vector<alert_row> alerts_;
   std::vector<delivery_row> deliveries_;
   std::map<int64_t, bundle_row> bundles_;
   std::map<step_of, int64_t> fired_;
+  std::map<step_of, micros> first_fired_; // when it first fired
   std::map<int64_t, settled_incident> settled_;
   std::string broken_; // the invariant the last check() found broken
 };

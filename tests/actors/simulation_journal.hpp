@@ -59,6 +59,11 @@ public:
       it->second.modelled = false; // joined before the client saw it open, or reopened
     }
   }
+  // An alert of a grouping integration answered 2xx with `incident`, to which it
+  // belongs (G3 for alerts); accepted() takes its event as its incident's.
+  void accepted_alert(const std::string& alert_key, int64_t incident) {
+    alerts_.push_back({entries_.back().seq, alert_key, incident});
+  }
   // An acknowledge or resolve that may have committed at `at` (answered or not).
   void may_settle(int64_t incident, micros at) {
     auto& i = incidents_[incident];
@@ -66,6 +71,7 @@ public:
       i.settled = at;
   }
   const std::vector<accepted_event>& events() const { return events_; }
+  const std::vector<accepted_event>& alerts() const { return alerts_; }
   const std::map<int64_t, modelled_incident>& incidents() const { return incidents_; }
   const std::vector<journal_entry>& entries() const { return entries_; }
 
@@ -78,6 +84,7 @@ public:
 private:
   std::vector<journal_entry> entries_;
   std::vector<accepted_event> events_;
+  std::vector<accepted_event> alerts_; // key: the alert's
   std::map<int64_t, modelled_incident> incidents_;
 };
 

@@ -8,8 +8,9 @@
 // incident actors killed, the node restarted, replaced or restarted with its clock
 // stepped, PostgreSQL stalling past request deadlines, senders and channel actors
 // crashing with a page, a second live node on the same database taking some of the
-// triggers, acknowledges and resolves, and a storm's throttled, bundling contact paged
-// by a quarter of the triggers —
+// triggers, acknowledges and resolves, a storm's throttled, bundling contact paged by a
+// quarter of the triggers and answering its bundles whole, and alerts of grouping
+// integrations that join their group's incident, resolve and fire again —
 // against the real actors on the simulated clock and a real PostgreSQL. The
 // client side journals every operation and its answer (simulation_journal.hpp); the sink
 // reads the database the moment each page arrives. After every operation the invariants
@@ -23,11 +24,17 @@
 // (BELAY_SIM_SEED=<seed> alone replays the whole run). CI runs seeds
 // BELAY_SIM_FIRST_SEED (1) onwards, BELAY_SIM_SEEDS of them, each for BELAY_SIM_OPS
 // operations; `scripts/test --soak N` runs N seeds from a random start. Each invariant
-// has a planted-bug test below: one guard switched off (actors/test_hooks.hpp), the same
-// seeds must catch it.
+// has a planted-bug test below: one guard switched off (actors/test_hooks.hpp,
+// storage/test_hooks.hpp), the same seeds must catch it.
 #include "actors/test_hooks.hpp"
+#include "protocol/answer_all.hpp"
+#include "protocol/grouping.hpp"
+#include "protocol/hash.hpp"
 #include "simulation_invariants.hpp"
+#include "storage/contacts.hpp"
 #include "storage/incidents.hpp"
+#include "storage/keys.hpp"
+#include "storage/test_hooks.hpp"
 #include "support/test_node.hpp"
 
 #include <caf/resumable.hpp>
@@ -36,6 +43,7 @@
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <cstdlib>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <optional>
@@ -60,7 +68,9 @@ uint64_t env_number(const char* name, uint64_t fallback) {
 // "backup" (the same endpoint). And a storm's contact (docs/architecture.md#storms): the
 // Slack channel "pager", at the same sink's own path, throttled to one message a minute
 // and three in a quarter of an hour and bundling what waits, which policy "storm" pages
-// at both its steps.
+// at both its steps. And two integrations that group PagerDuty events by their source
+// (docs/guarantees.md#alerts-and-grouping): "grouped" on policy "default",
+// "grouped-storm" on "storm".
 std::string simulation_org(const std::string& hook_url, const std::string& slack_url) {
   auto org = test::ladder_org(
       hook_url, R"(,"timeoutSeconds":0.2,"failoverTo":"backup"},
@@ -70,11 +80,27 @@ std::string simulation_org(const std::string& hook_url, const std::string& slack
                     slack_url + R"(","timeoutSeconds":0.2,"bundle":true,"throttle":)" +
                     test::invariants::pager_throttle);
   const std::string policies = R"("policies":[)";
-  return org.replace(org.find(policies), policies.size(),
-                     policies + R"({"name":"storm","graceSeconds":300,"steps":[
+  org.replace(org.find(policies), policies.size(),
+              policies + R"({"name":"storm","graceSeconds":300,"steps":[
         {"delaySeconds":0,"targets":[{"channel":"pager","to":"oncall"}]},
         {"delaySeconds":300,"targets":[{"channel":"pager","to":"oncall"}]}]},)");
+  const std::string integrations = R"("integrations":[)";
+  return org.replace(org.find(integrations), integrations.size(), integrations + R"(
+      {"name":"grouped","type":"events","key":"grouped-key","policy":"default",
+       "grouping":{"by":["payload.source"]}},
+      {"name":"grouped-storm","type":"events","key":"grouped-storm-key","policy":"storm",
+       "grouping":{"by":["payload.source"]}},)");
 }
+
+// The alerts the grouping integrations send: three sources, three alerts each, so that
+// alerts join their group's incident, resolve, fire again and resolve it with the last.
+struct grouped_source {
+  const char* integration_key;
+  const char* source;
+};
+constexpr grouped_source grouped_sources[] = {
+    {"grouped-key", "db"}, {"grouped-key", "web"}, {"grouped-storm-key", "queue"}};
+constexpr int alerts_per_source = 3;
 
 struct simulation_options {
   // Lets a planted-bug test change the node (e.g. turn the orphan sweep off too).
@@ -108,6 +134,10 @@ public:
         senders_(1 + seed % 2) {
     db_.provision(simulation_org(sink_.url("/hook"), sink_.url("/slack")));
     org_ = db_.org_id("acme");
+    // As ingest admits an integration key (http/keys.cpp): by its hash.
+    for (auto& g : grouped_sources)
+      integrations_.push_back(
+          storage::find_integration(db_.sql(), sha256_hex(g.integration_key)).value());
     // unique_ptr::reset empties node_ before the old node goes: no request arrives then.
     invariants_.watch(org_, [this] {
       return other_running_ && other_ ? other_->now() : node_ ? node_->now() : 0;
@@ -124,6 +154,7 @@ public:
         continue;
       rng_ = operation_rng(seed_, op, 0);
       storms_ = operation_rng(seed_, op, 1);
+      alerts_ = operation_rng(seed_, op, 2);
       ran_.push_back({op, journal_.entries().size(), 0});
       step();
       keep_other_in_step();
@@ -174,6 +205,12 @@ private:
     return std::uniform_int_distribution<T>{lo, hi}(rng_);
   }
 
+  // The grouped alerts' and answers' own choices, from a stream of their own (as
+  // storm_or's): the other operations of a seed draw what they drew before these came.
+  template <class T> T pick_alerts(T lo, T hi) {
+    return std::uniform_int_distribution<T>{lo, hi}(alerts_);
+  }
+
   // A third of the triggers that would page the webhook page the storm's contact instead,
   // drawn from a stream of their own so that every other choice of a seed stays as it
   // was.
@@ -220,6 +257,12 @@ private:
       concurrent_burst();
     } else if (roll < 46) {
       settle(transition::resolve);
+    } else if (roll < 49) {
+      fire_alert();
+    } else if (roll < 51) {
+      resolve_alert();
+    } else if (roll < 52) {
+      answer_bundle();
     } else if (roll < 70) {
       auto seconds = pick(1, 400);
       begin("advance " + std::to_string(seconds) + "s");
@@ -278,6 +321,125 @@ private:
     } catch (const std::exception& e) {
       journal_.answer(std::string{"no answer: "} + e.what());
     }
+  }
+
+  // An event of a grouping integration, made as ingest makes a PagerDuty trigger
+  // (http/ingest.cpp): its key names the alert, its source the group, whose incident it
+  // joins or opens. No retriggered(): an alert joining an acknowledged incident pages
+  // nobody, so G4 by commit order holds for it as it stands.
+  void fire_alert() {
+    const int n = pick_alerts(
+        0, static_cast<int>(std::size(grouped_sources)) * alerts_per_source - 1);
+    auto& g = grouped_sources[n / alerts_per_source];
+    auto& integration = integrations_[n / alerts_per_source];
+    protocol::pd_event ev;
+    ev.dedup_key = std::string{g.source} + "-" + std::to_string(n % alerts_per_source);
+    ev.summary = "alert " + ev.dedup_key;
+    ev.source = g.source;
+    ev.severity = pick_alerts(0, 1) == 0 ? "error" : "critical";
+    trigger_command cmd{org_,
+                        ev.dedup_key,
+                        ev.summary,
+                        ev.severity,
+                        integration.policy,
+                        ev.details_json,
+                        ev.payload_json,
+                        integration.shadow,
+                        "events",
+                        integration.name};
+    protocol::group_alert(cmd, integration.name, integration.group_by, ev);
+    begin("alert " + cmd.alert_key + " of " + cmd.dedup_key + " " + cmd.policy);
+    const micros at = node_->now();
+    try {
+      auto r = node_->trigger(cmd);
+      if (r.code != reply_code::ok) {
+        journal_.answer("refused");
+        return;
+      }
+      journal_.accepted(cmd.dedup_key, r.incident.id, r.created, at, cmd.policy);
+      journal_.accepted_alert(cmd.alert_key, r.incident.id);
+      journal_.answer("incident " + std::to_string(r.incident.id) +
+                      (r.created   ? " (new)"
+                       : r.grouped ? " (joined)"
+                                   : " (firing)"));
+    } catch (const std::exception& e) {
+      journal_.answer(std::string{"no answer: "} + e.what());
+    }
+  }
+
+  // A PagerDuty resolve of one firing alert by its key, as ingest sends it: its incident
+  // resolves with its last firing alert.
+  void resolve_alert() {
+    auto firing = db_.sql().query(
+        "SELECT a.key, a.incident_id, i.firing_count FROM alert a JOIN incident i ON "
+        "i.org_id = a.org_id AND i.id = a.incident_id WHERE a.org_id = $1 AND a.status "
+        "= 'FIRING' ORDER BY a.key",
+        org_);
+    if (firing.rows() == 0)
+      return;
+    const int row = pick_alerts(0, firing.rows() - 1);
+    const auto key = firing.str(row, 0);
+    const auto id = firing.int64(row, 1);
+    begin("alert-resolve " + key + " of incident " + std::to_string(id));
+    if (firing.int64(row, 2) == 1)
+      journal_.may_settle(id, node_->now());
+    transition_command cmd{org_,        0,        key,         transition::resolve,
+                           "pagerduty", "events", "pagerduty", true};
+    try {
+      auto r = node_->ask<transition_reply>(node_->n.registry, atom::transition_v, cmd);
+      journal_.answer(r.incident.status + ", " + std::to_string(r.incident.firing_count) +
+                      " firing");
+      if (r.code == reply_code::ok && r.incident.status == status_resolved)
+        invariants_.settled(journal_.entries().back().seq, r.incident.id,
+                            r.incident.dedup_key);
+    } catch (const std::exception& e) {
+      journal_.answer(std::string{"no answer: "} + e.what());
+    }
+  }
+
+  // The storm's contact answers one of its bundles whole — "Acknowledge all" or
+  // "Resolve all" on the answer page — through protocol::answer_all, the code
+  // http/answers.cpp answers the page, an SMS reply, a call and Slack's buttons with:
+  // one transition through the registry per incident still open, as the bundle's person.
+  void answer_bundle() {
+    auto sent = db_.sql().query(
+        "SELECT id FROM bundle WHERE org_id = $1 AND channel = 'pager' AND kind = 'page' "
+        "AND status = 'SENT' ORDER BY id",
+        org_);
+    if (sent.rows() == 0)
+      return;
+    auto b =
+        storage::load_bundle(db_.sql(), sent.int64(pick_alerts(0, sent.rows() - 1), 0));
+    if (!b)
+      return;
+    const bool ack = pick_alerts(0, 1) == 0;
+    begin(std::string{"answer-all "} + (ack ? "ack" : "resolve") + " of bundle " +
+          std::to_string(b->id) + " (" + std::to_string(b->incidents.size()) +
+          " incidents)");
+    for (auto& incident : b->incidents)
+      journal_.may_settle(incident.id, node_->now());
+    const auto seq = journal_.entries().back().seq;
+    std::string settled;
+    auto send = [&](const transition_command& cmd) -> std::optional<transition_reply> {
+      try {
+        auto r = node_->ask<transition_reply>(node_->n.registry, atom::transition_v, cmd);
+        if (r.code == reply_code::ok) {
+          invariants_.settled(seq, r.incident.id, r.incident.dedup_key);
+          settled += " " + std::to_string(r.incident.id);
+        }
+        return r;
+      } catch (const std::exception&) {
+        return std::nullopt;
+      }
+    };
+    auto tally = protocol::answer_all(b->org_id, b->incidents,
+                                      ack ? protocol::answer_action::acknowledge
+                                          : protocol::answer_action::resolve,
+                                      b->person, "link", std::nullopt, send);
+    journal_.answer(protocol::answer_all_text(ack ? protocol::answer_action::acknowledge
+                                                  : protocol::answer_action::resolve,
+                                              tally, b->person) +
+                    (settled.empty() ? "" : ":" + settled));
   }
 
   // An ack queued just before the clock reaches the next timer: the ack's transition and
@@ -789,6 +951,7 @@ private:
   uint64_t seed_;
   std::mt19937_64 rng_;    // the running operation's (operation_rng)
   std::mt19937_64 storms_; // and its storm_or's
+  std::mt19937_64 alerts_; // and its alerts'
   simulation_options opts_;
   test::test_database db_;
   test::postgres_proxy pg_;
@@ -808,6 +971,7 @@ private:
   std::unique_ptr<test::test_node> other_;         // a second live node, while joined
   int other_generation_ = 0;
   bool other_running_ = false; // the other node's scheduler runs: its clock is the one
+  std::vector<storage::integration_row> integrations_; // grouped_sources'
   std::map<std::string, int> counts_;
   std::vector<ran_operation> ran_;
   std::optional<sim_failure> failure_;
@@ -1044,4 +1208,15 @@ TEST_CASE("simulation, shrinking: a planted bug's failure shrinks to fewer opera
                << s->smallest.ran.size() << " in " << s->runs << " replays, "
                << s->seconds << " s:\n"
                << s->smallest.listing << replay_command(s->smallest));
+}
+}
+
+TEST_CASE("simulation, planted bug: an incident left open when its last firing alert "
+          "resolves is caught as an incident without a firing alert",
+          "[simulation]") {
+  test_hooks::keep_incident_after_last_alert = true;
+  auto found = first_broken();
+  test_hooks::keep_incident_after_last_alert = false;
+  CHECK_THAT(found, Catch::Contains("is not resolved with none of its"));
+  WARN(found.substr(0, found.find('\n')));
 }

@@ -1,7 +1,7 @@
 // A storm on the simulated clock (docs/architecture.md#storms): 1,000 incidents page one
 // person over an SMS channel with the default throttle (docs/guarantees.md#storms),
 // through the channel actor to a Twilio-like local HTTP sink, against a real database.
-#include "protocol/reply_command.hpp"
+#include "protocol/answer_all.hpp"
 #include "storage/contacts.hpp"
 #include "support/database_fixture.hpp"
 #include "support/form.hpp"
@@ -54,25 +54,22 @@ struct sms_storm : test::database_fixture {
 // Bob's reply "1" as http/answers.cpp's twilio_sms takes it, on the simulated node (which
 // has no HTTP server): a reply naming no incident finds the bundle of the contact's last
 // message with storage::last_bundle_to, loads it with storage::load_bundle, and
-// answer_all sends the registry one acknowledge per incident still open
-// (protocol::can_acknowledge), as the bundle's person, via "sms" — these same calls and
-// this same transition_command. Only the signature check and the TwiML are left out.
+// protocol::answer_all sends the registry one acknowledge per incident still open, as
+// the bundle's person, via "sms" — these same calls. Only the signature check and the
+// TwiML are left out.
 size_t reply_ack_all(test::test_node& node, int64_t org) {
   auto bundle = storage::last_bundle_to(node.db.sql(), org, "sms", bob_phone);
   REQUIRE(bundle);
   auto b = storage::load_bundle(node.db.sql(), *bundle);
   REQUIRE(b);
-  size_t changed = 0;
-  for (auto& incident : b->incidents) {
-    if (!protocol::can_acknowledge(incident.status))
-      continue;
-    transition_command cmd{b->org_id, incident.id, {},   transition::ack,
-                           b->person, "native",    "sms"};
-    if (node.ask<transition_reply>(node.n.registry, atom::transition_v, cmd).code ==
-        reply_code::ok)
-      ++changed;
-  }
-  return changed;
+  return protocol::answer_all(
+             b->org_id, b->incidents, protocol::answer_action::acknowledge, b->person,
+             "sms", std::nullopt,
+             [&node](const transition_command& cmd) {
+               return std::optional<transition_reply>{
+                   node.ask<transition_reply>(node.n.registry, atom::transition_v, cmd)};
+             })
+      .changed;
 }
 
 } // namespace
