@@ -1209,7 +1209,6 @@ TEST_CASE("simulation, shrinking: a planted bug's failure shrinks to fewer opera
                << s->seconds << " s:\n"
                << s->smallest.listing << replay_command(s->smallest));
 }
-}
 
 TEST_CASE("simulation, planted bug: an incident left open when its last firing alert "
           "resolves is caught as an incident without a firing alert",
