@@ -37,6 +37,7 @@
 #include "storage/test_hooks.hpp"
 #include "support/test_node.hpp"
 
+#include <atomic>
 #include <caf/resumable.hpp>
 #include <caf/scheduled_actor.hpp>
 #include <caf/send.hpp>
@@ -1120,6 +1121,17 @@ std::string first_broken(simulation_options opts = {}) {
            : "";
 }
 
+// A planted bug — one guard switched off — must be caught within the CI seeds: the first
+// seed that breaks an invariant must say `expected`. Shows that failure's first line.
+void check_caught(std::atomic<bool>& guard_off, const std::string& expected,
+                  simulation_options opts = {}) {
+  guard_off = true;
+  auto found = first_broken(std::move(opts));
+  guard_off = false;
+  CHECK_THAT(found, Catch::Contains(expected));
+  WARN(found.substr(0, found.find('\n')));
+}
+
 } // namespace
 
 TEST_CASE("simulation: random operations and faults never break a guarantee",
@@ -1148,43 +1160,29 @@ TEST_CASE("simulation, planted bug: a page sent without its re-check is caught a
           "[simulation]") {
   // One sender per channel: claimed pages then wait for it, which is where an
   // acknowledge overtakes them and where the missing re-check shows.
-  test_hooks::skip_send_recheck = true;
-  auto found = first_broken({[](node_options& o) { o.senders = 1; }});
-  test_hooks::skip_send_recheck = false;
-  CHECK_THAT(found, Catch::Contains("started after its incident was acknowledged or "
-                                    "resolved"));
-  WARN(found.substr(0, found.find('\n')));
+  check_caught(test_hooks::skip_send_recheck,
+               "started after its incident was acknowledged or resolved",
+               {[](node_options& o) { o.senders = 1; }});
 }
 
 TEST_CASE("simulation, planted bug: a crashed incident actor left dead is caught as a "
           "step that never fired",
           "[simulation]") {
-  test_hooks::no_respawn = true;
-  auto found = first_broken({[](node_options& o) { o.orphan_sweep_seconds = 0; }});
-  test_hooks::no_respawn = false;
-  CHECK_THAT(found, Catch::Contains("never fired"));
-  WARN(found.substr(0, found.find('\n')));
+  check_caught(test_hooks::no_respawn, "never fired",
+               {[](node_options& o) { o.orphan_sweep_seconds = 0; }});
 }
 
 TEST_CASE("simulation, planted bug: a throttle the channel ignores is caught as too many "
           "pages to the storm's contact",
           "[simulation]") {
-  test_hooks::skip_throttle = true;
-  auto found = first_broken();
-  test_hooks::skip_throttle = false;
-  CHECK_THAT(found, Catch::Contains("throttle: the storm's contact received"));
-  WARN(found.substr(0, found.find('\n')));
+  check_caught(test_hooks::skip_throttle, "throttle: the storm's contact received");
 }
 
 TEST_CASE(
     "simulation, planted bug: a page whose sender crashed, taken as sent, is caught "
     "as SENT with no request at the sink",
     "[simulation]") {
-  test_hooks::sender_lost_as_sent = true;
-  auto found = first_broken();
-  test_hooks::sender_lost_as_sent = false;
-  CHECK_THAT(found, Catch::Contains("its sink never received it"));
-  WARN(found.substr(0, found.find('\n')));
+  check_caught(test_hooks::sender_lost_as_sent, "its sink never received it");
 }
 
 TEST_CASE("simulation, shrinking: a planted bug's failure shrinks to fewer operations "
@@ -1213,9 +1211,6 @@ TEST_CASE("simulation, shrinking: a planted bug's failure shrinks to fewer opera
 TEST_CASE("simulation, planted bug: an incident left open when its last firing alert "
           "resolves is caught as an incident without a firing alert",
           "[simulation]") {
-  test_hooks::keep_incident_after_last_alert = true;
-  auto found = first_broken();
-  test_hooks::keep_incident_after_last_alert = false;
-  CHECK_THAT(found, Catch::Contains("is not resolved with none of its"));
-  WARN(found.substr(0, found.find('\n')));
+  check_caught(test_hooks::keep_incident_after_last_alert,
+               "is not resolved with none of its");
 }
