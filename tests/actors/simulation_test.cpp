@@ -477,11 +477,7 @@ private:
     for (auto& op : ops) {
       auto id = pick(0, 2) == 0 ? open_incident() : 0;
       if (id) {
-        const bool ack = pick(0, 3) != 0;
-        op.incident = id;
-        op.what = std::string{ack ? "ack " : "resolve "} + std::to_string(id);
-        journal_.may_settle(id, before);
-        send_transition(id, ack ? transition::ack : transition::resolve, op.settled);
+        settle_pending(*node_, op, id, pick(0, 3) != 0, before);
       } else {
         // Half of them new keys: new incidents, whose first pages are claimed together.
         op.key = pick(0, 1) == 0 ? "key-" + std::to_string(pick(0, 7))
@@ -623,6 +619,15 @@ private:
     return *elsewhere_;
   }
 
+  // One of several operations queued together: an acknowledge (or resolve) of `id`
+  // through `via`, its answer left in `op`.
+  void settle_pending(test::test_node& via, pending& op, int64_t id, bool ack,
+                      micros before) {
+    op.incident = id;
+    op.what = std::string{ack ? "ack " : "resolve "} + std::to_string(id);
+    journal_.may_settle(id, before);
+    send_transition(via, id, ack ? transition::ack : transition::resolve, op.settled);
+  }
   void send_transition(int64_t id, transition t,
                        std::shared_ptr<std::optional<transition_reply>> out) {
     send_transition(*node_, id, t, std::move(out));
@@ -920,12 +925,7 @@ private:
     for (auto& op : ops) {
       auto id = pick(0, 1) == 0 ? open_incident() : 0;
       if (id) {
-        const bool ack = pick(0, 2) != 0;
-        op.incident = id;
-        op.what = std::string{ack ? "ack " : "resolve "} + std::to_string(id);
-        journal_.may_settle(id, before);
-        send_transition(*other_, id, ack ? transition::ack : transition::resolve,
-                        op.settled);
+        settle_pending(*other_, op, id, pick(0, 2) != 0, before);
       } else {
         op.key = "key-" + std::to_string(pick(0, 7));
         op.policy = pick(0, 3) == 0 ? "looping" : storm_or("default");
