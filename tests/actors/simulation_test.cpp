@@ -842,13 +842,8 @@ private:
       op.what = "trigger " + op.key + " " + op.policy;
       send_trigger(*node_, op);
     }
-    if (auto id = pick(0, 1) == 0 ? open_incident() : 0) {
-      auto& op = ops.emplace_back();
-      op.incident = id;
-      op.what = "ack " + std::to_string(id);
-      journal_.may_settle(id, before);
-      send_transition(id, transition::ack, op.settled);
-    }
+    if (auto id = pick(0, 1) == 0 ? open_incident() : 0)
+      settle_pending(*node_, ops.emplace_back(), id, true, before);
     std::set<test::test_node*> stalled{node_.get()};
     if (!path_only && other_)
       stalled.insert(other_.get());
