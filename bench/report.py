@@ -262,6 +262,11 @@ if present("delivery"):
     row("delivery", f"outbox drain, deliveries/s ({int(meta.get('delivery_n', 0)):,} pending)",
         fmt(v) if v is not None else note, goal="≥ 5,000", ok=None if v is None else v >= 5000,
         note=note if v is None else "", data={"belay": v, "runs": n})
+    claims, _, _ = median("delivery", "claims_per_delivery")
+    rechecks, _, _ = median("delivery", "rechecks_per_delivery")
+    if claims is not None:
+        row("delivery", "statements per delivery: claims + re-checks (G4's checks)",
+            f"{claims:.3f} + {rechecks:.3f}", data={"claims": claims, "rechecks": rechecks})
     f_eps, _, _ = median("delivery", "floor_per_s", "floor")
     f_cpu, _, _ = median("delivery", "floor_cpu", "floor")
     k_eps, _, _ = median("delivery", "sink_per_s", "floor")
