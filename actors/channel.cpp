@@ -55,10 +55,14 @@ size_t free_senders(self_ptr self) {
   return busy >= st.opts.concurrency ? 0 : st.opts.concurrency - busy;
 }
 
-// Something left: claim again if a claim was wanted and there is room for what it takes.
+// Something left: claim again if a claim was wanted, there is room for what it takes,
+// and less than a round of the senders' work is left waiting. Each claim commits, so
+// claims come a claim's worth at a time, not as each sender frees up.
 void claim_if_wanted(self_ptr self) {
   auto& st = self->state;
-  if (st.again && !st.claiming && held(self) < claim_capacity(st.opts, st.config))
+  auto waiting = st.queue.size() + st.checking;
+  if (st.again && !st.claiming && held(self) < claim_capacity(st.opts, st.config) &&
+      waiting < st.opts.concurrency)
     claim(self);
 }
 
@@ -491,11 +495,10 @@ void recheck(self_ptr self, std::vector<storage::claimed_delivery> rows) {
 // at all might have been acknowledged meanwhile, and is checked again first (G4). The
 // check is as late as it can be, the send's start only the hand-over to an idle sender
 // after it. A re-check takes as many waiting rows as there are free senders: a row
-// checked and not handed over in that round would wait again and be checked again (a
-// claim's worth at a time re-read each row up to claim_batch / senders times). Under load
-// the claims too take only what the free senders start (claim()), so that rows rarely
-// wait at all: every check is paid once per row, in statements of up to `room` rows,
-// and that is G4's price (bench/JOURNAL.md, 5 December evening).
+// checked and not handed over in that round would wait again and be checked again. A
+// re-check of rows unchanged since their claim is a read by key that commits nothing
+// (storage::recheck_claims), so claims take a claim's worth and what waits pays a read,
+// not a commit: that is G4's price (bench/JOURNAL.md, 6 December).
 void dispatch(self_ptr self) {
   auto& st = self->state;
   auto stale = [&](const queued_delivery& q) {
@@ -544,7 +547,6 @@ void take_claimed(self_ptr self, std::vector<storage::claimed_delivery>& claimed
     st.failed += cancelled;
     count(self, "cancelled", static_cast<double>(cancelled));
   }
-  st.backlog = maybe_more;
   if (maybe_more)
     st.again = true; // there may be more due
   dispatch(self);
@@ -562,11 +564,8 @@ void wake_when_throttle_opens(self_ptr self, micros opens_at) {
 }
 
 // A claim is itself a check (G4): its rows go out without another in the round it
-// answers, as many as there are free senders. While the outbox holds more than a claim
-// (the last one came back full), a claim takes no more than the free senders start at
-// once, with nothing queued ahead of it, and waits for a sender to free up otherwise:
-// rows claimed to wait would each cost a re-check too. Once the outbox is drained, claims
-// take a claim's worth again, and what waits is re-checked.
+// answers, as many as there are free senders; the rest wait, and are re-checked as
+// senders free up (dispatch()).
 void claim(self_ptr self) {
   auto& st = self->state;
   st.again = true;
@@ -577,13 +576,6 @@ void claim(self_ptr self) {
     return; // claimed again as rows leave
   auto limit =
       std::min<size_t>(static_cast<size_t>(st.opts.claim_batch), capacity - held(self));
-  if (st.backlog) {
-    auto ahead = st.queue.size() + st.checking + st.bundles.size();
-    auto room = free_senders(self);
-    limit = std::min(limit, room > ahead ? room - ahead : 0);
-    if (limit == 0)
-      return; // claimed when a sender frees up (dispatch)
-  }
   st.claiming = true;
   st.again = false;
   storage::claim_request req{st.config.org_id,

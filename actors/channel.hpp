@@ -89,9 +89,6 @@ struct channel_state {
   std::optional<micros> wake_at;
   bool claiming = false;
   bool again = false; // claim again once the current claim (or room) allows
-  // The last claim came back full: more is due than the senders can take at once, so
-  // claims take only what the free senders start in the claim's own round (see claim()).
-  bool backlog = false;
   // A claim failed, and may have committed: the next one releases this node's claims
   // on the channel that are not among `holding` (claimed rows known here).
   bool claim_lost = false;

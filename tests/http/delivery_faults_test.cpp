@@ -160,10 +160,10 @@ TEST_CASE("a page claimed before an acknowledge is re-checked and never sent aft
   CHECK(b.count("SELECT count(*) FROM timeline WHERE kind = 'delivery_cancelled'") == 2);
 }
 
-// docs/guarantees.md#g4 costs a statement whenever rows wait for a sender; at load the
-// claims size themselves to the free senders, so a row goes out in its claim's round and
-// the claim is its check. One statement per send kept a loaded node's drain at a tenth
-// of its speed; re-checking a claim's worth of waiting rows whenever a send ended re-read
+// docs/guarantees.md#g4 costs a statement whenever rows wait for a sender: a re-check of
+// the waiting rows the free senders can take, one at a time (a read that commits nothing
+// unless a row changed). One statement per send kept a loaded node's drain at a tenth of
+// its speed; re-checking a claim's worth of waiting rows whenever a send ended re-read
 // each row some 15 times here (5,880 rows for 400 pages) and kept it at a quarter.
 TEST_CASE("at load, claims and re-checks stay well under one statement per page") {
   test::http_sink sink;
