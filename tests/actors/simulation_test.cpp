@@ -108,6 +108,11 @@ constexpr int alerts_per_source = 3;
 struct simulation_options {
   // Lets a planted-bug test change the node (e.g. turn the orphan sweep off too).
   std::function<void(node_options&)> tune;
+  // And the database, before the run (e.g. drop an index that is a second guard).
+  std::function<void(test::test_database&)> prepare;
+  // Acknowledges and resolves of single incidents go through another node, committed at
+  // once, which the incidents' actors hear of only through their next compare-and-set.
+  bool settle_elsewhere = false;
 };
 
 // Operation `op`'s own generator for `stream` (0: its choices, 1: storm_or's): leaving
@@ -137,6 +142,8 @@ public:
         senders_(1 + seed % 2) {
     db_.provision(simulation_org(sink_.url("/hook"), sink_.url("/slack")));
     org_ = db_.org_id("acme");
+    if (opts_.prepare)
+      opts_.prepare(db_);
     // As ingest admits an integration key (http/keys.cpp): by its hash.
     for (auto& g : grouped_sources)
       integrations_.push_back(
@@ -318,7 +325,12 @@ private:
     begin(std::string{ack ? "ack " : "resolve "} + std::to_string(id));
     journal_.may_settle(id, node_->now());
     try {
-      auto r = ack ? node_->ack(org_, id, "sim") : node_->resolve(org_, id, "sim");
+      auto r = opts_.settle_elsewhere
+                   ? storage::apply_transition(elsewhere(),
+                                               transition_command{org_, id, {}, t, "sim"},
+                                               node_->now())
+               : ack ? node_->ack(org_, id, "sim")
+                     : node_->resolve(org_, id, "sim");
       journal_.answer(r.incident.status);
       if (r.code == reply_code::ok && r.incident.status != status_open &&
           r.incident.status != status_exhausted)
@@ -1220,14 +1232,14 @@ TEST_CASE("simulation, planted bug: a page sent without its re-check is caught a
   // acknowledge overtakes them and where the missing re-check shows.
   check_caught(test_hooks::skip_send_recheck,
                "started after its incident was acknowledged or resolved",
-               {[](node_options& o) { o.senders = 1; }});
+               {[](node_options& o) { o.senders = 1; }, {}, false});
 }
 
 TEST_CASE("simulation, planted bug: a crashed incident actor left dead is caught as a "
           "step that never fired",
           "[simulation]") {
   check_caught(test_hooks::no_respawn, "never fired",
-               {[](node_options& o) { o.orphan_sweep_seconds = 0; }});
+               {[](node_options& o) { o.orphan_sweep_seconds = 0; }, {}, false});
 }
 
 TEST_CASE("simulation, planted bug: a throttle the channel ignores is caught as too many "
@@ -1271,4 +1283,70 @@ TEST_CASE("simulation, planted bug: an incident left open when its last firing a
           "[simulation]") {
   check_caught(test_hooks::keep_incident_after_last_alert,
                "is not resolved with none of its");
+}
+
+TEST_CASE(
+    "simulation, planted bug: triggers of a batch that failed unseen, answered from "
+    "their statement rather than read back, are caught as accepted events that do "
+    "not exist",
+    "[simulation]") {
+  check_caught(test_hooks::trust_unknown_batch,
+               "which the database does not hold for that key");
+}
+
+TEST_CASE("simulation, planted bug: a step that fires after an acknowledge its actor has "
+          "not heard of is caught as a page written after the acknowledge",
+          "[simulation]") {
+  // Acknowledges through another node: the incident's actor fires its next step
+  // without having heard of them, which only the compare-and-set stops.
+  check_caught(test_hooks::step_ignores_settle, "was created after operation #",
+               {nullptr, nullptr, true});
+}
+
+TEST_CASE("simulation, planted bug: a step retried after it committed unseen, firing "
+          "again, is caught as a step fired twice",
+          "[simulation]") {
+  check_caught(test_hooks::step_fires_again, "fired 2 times");
+}
+
+TEST_CASE("simulation, planted bug: a duplicate that fires its incident's next step at "
+          "once is caught as a step fired before it fell due",
+          "[simulation]") {
+  check_caught(test_hooks::duplicate_fires_now, "before it fell due");
+}
+
+TEST_CASE("simulation, planted bug: an alert written without its alert row is caught as "
+          "an accepted alert that does not exist",
+          "[simulation]") {
+  check_caught(test_hooks::alert_row_not_written, "which holds no alert of that key");
+}
+
+TEST_CASE("simulation, planted bug: a resolve that leaves its incident's firing count is "
+          "caught as counts that do not match the alert rows",
+          "[simulation]") {
+  check_caught(test_hooks::resolve_keeps_firing_count, " firing, but has ");
+}
+
+TEST_CASE(
+    "simulation, planted bug: an alert written without looking for the firing alert "
+    "of its key, with the unique index gone too, is caught as two firing alerts of "
+    "one key",
+    "[simulation]") {
+  check_caught(
+      test_hooks::skip_firing_alert_lookup, "G1 for alerts: alert key",
+      {nullptr,
+       [](test::test_database& db) { db.sql().exec("DROP INDEX alert_firing_key"); },
+       false});
+}
+
+TEST_CASE("simulation, planted bug: a dead letter written for every outcome is caught as "
+          "a delivery not DEAD with a dead letter",
+          "[simulation]") {
+  check_caught(test_hooks::dead_letter_every_outcome, "dead letters");
+}
+
+TEST_CASE("simulation, planted bug: a crashed channel actor not started again is caught "
+          "as pages left due long past their time",
+          "[simulation]") {
+  check_caught(test_hooks::no_channel_restart, "is PENDING, due since");
 }
