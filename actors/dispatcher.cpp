@@ -1,6 +1,7 @@
 #include "actors/dispatcher.hpp"
 
 #include "actors/gather.hpp"
+#include "actors/test_hooks.hpp"
 #include "protocol/views.hpp"
 
 #include <caf/event_based_actor.hpp>
@@ -119,7 +120,7 @@ dispatcher_actor::behavior_type dispatcher(self_ptr self, dispatcher_options opt
     auto key = it->second;
     st.key_of.erase(it);
     auto ch = st.channels.find(key);
-    if (ch == st.channels.end() || st.stopping)
+    if (ch == st.channels.end() || st.stopping || test_hooks::no_channel_restart)
       return;
     spdlog::warn("dispatcher: channel '{}' stopped ({}); starting it again", key.second,
                  to_string(msg.reason));

@@ -1,6 +1,7 @@
 #include "actors/incident.hpp"
 
 #include "actors/metrics.hpp"
+#include "actors/test_hooks.hpp"
 #include "actors/trigger_lane.hpp"
 #include "protocol/ladder.hpp"
 #include "protocol/paging.hpp"
@@ -227,6 +228,8 @@ incident_actor::behavior_type incident(self_ptr self, incident_record rec,
         auto& rec = self->state.record;
         rec.event_count = std::max(rec.event_count, seen.event_count);
         rec.last_seen_at = std::max(rec.last_seen_at, seen.last_seen_at);
+        if (test_hooks::duplicate_fires_now)
+          self->send(self, atom::fire_tick_v, self->state.generation);
         // A live event made a shadow incident live: storage re-issued its last step's
         // shadowed pages (storage/triggers.cpp); the channels send them now.
         if (rec.shadow && !seen.shadow) {

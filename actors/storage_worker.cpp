@@ -228,6 +228,10 @@ void run_each_alone(worker_ptr self, batch& b) {
 // own: each is a compare-and-set that finds its work done (a step, an acknowledge) or
 // harmless to repeat (a read).
 void settle_unknown_batch(worker_ptr self, batch& b, const storage::trigger_mark& mark) {
+  if (test_hooks::trust_unknown_batch && b.triggers.results.size() == b.triggers.size()) {
+    answer(self, b.triggers);
+    b.triggers = {};
+  }
   if (b.triggers.size() > 0 && settle_lost_write(self, b.triggers, mark))
     b.triggers = {};
   for (auto& job : b.jobs)

@@ -24,6 +24,18 @@ inline std::atomic<bool> skip_throttle{false};
 // A page whose sender died before answering is recorded as sent, not as an ambiguous
 // attempt to retry (docs/guarantees.md#g6).
 inline std::atomic<bool> sender_lost_as_sent{false};
+// A duplicate event, or an alert joining the incident, fires the step the incident stands
+// on at once instead of leaving its timer as armed
+// (docs/guarantees.md#alerts-and-grouping: a new alert pages nobody anew).
+inline std::atomic<bool> duplicate_fires_now{false};
+// The dispatcher does not start a channel actor that crashed again: the channel's pages
+// are claimed by nobody (docs/guarantees.md#g6: a channel actor started again after a
+// crash).
+inline std::atomic<bool> no_channel_restart{false};
+// A batch whose fate is unknown (its connection broke, or a bug threw after its
+// statements went out) answers its triggers with what their statement returned instead
+// of reading back whether it committed (docs/guarantees.md#g3).
+inline std::atomic<bool> trust_unknown_batch{false};
 
 // Called with a page's idempotency key when the claim or re-check that found its incident
 // open answers the channel, and when the channel hands the page to a sender: the

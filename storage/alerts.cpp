@@ -313,7 +313,9 @@ alert_writes upsert_alerts(connection& c, const std::vector<trigger_event>& even
         writes.created.push_back(row.held.incident.id);
     }
   };
-  auto repeated = write_groups(c, alert_repeat_sql, events, groups, false);
+  auto repeated = test_hooks::skip_firing_alert_lookup
+                      ? std::map<alert_id, alert_row>{}
+                      : write_groups(c, alert_repeat_sql, events, groups, false);
   learn(repeated);
   std::vector<alert_group> fresh;
   for (auto& g : groups) {
@@ -325,7 +327,12 @@ alert_writes upsert_alerts(connection& c, const std::vector<trigger_event>& even
   }
   if (fresh.empty())
     return writes;
-  auto written = write_groups(c, alert_new_sql, events, fresh, true);
+  auto written =
+      write_groups(c,
+                   test_hooks::planted(test_hooks::alert_row_not_written, alert_new_sql,
+                                       {{"FROM ranked r ORDER BY",
+                                         "FROM ranked r WHERE false ORDER BY"}}),
+                   events, fresh, true);
   learn(written);
   for (auto& g : fresh) {
     auto& cmd = events[g.events.front()].cmd;

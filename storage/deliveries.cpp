@@ -6,6 +6,7 @@
 #include "storage/columns.hpp"
 #include "storage/sealed.hpp"
 #include "storage/statements.hpp"
+#include "storage/test_hooks.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -550,7 +551,10 @@ void outcome_json(protocol::json_writer& w, const outcome_event& e) {
 
 std::vector<recorded_outcome> record_outcomes(connection& c,
                                               const std::vector<outcome_event>& events) {
-  auto r = c.query(outcome_sql, json_rows(events, outcome_json));
+  auto r = c.query(test_hooks::planted(test_hooks::dead_letter_every_outcome, outcome_sql,
+                                       {{"FROM upd WHERE status = 'DEAD'\n  RETURNING",
+                                         "FROM upd\n  RETURNING"}}),
+                   json_rows(events, outcome_json));
   auto row_of = rows_by_id(r);
   std::vector<recorded_outcome> recorded(events.size());
   for (size_t i = 0; i < events.size(); ++i) {

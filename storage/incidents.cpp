@@ -8,6 +8,7 @@
 #include "storage/deliveries.hpp"
 #include "storage/incident_rows.hpp"
 #include "storage/statements.hpp"
+#include "storage/test_hooks.hpp"
 
 #include <mutex>
 #include <unordered_map>
@@ -287,8 +288,13 @@ transition_reply apply_transition(connection& c, const transition_command& cmd,
       return *r;
   bool by_key = cmd.incident_id == 0;
   std::string which = by_key ? cmd.dedup_key : std::to_string(cmd.incident_id);
-  auto changed = first(
-      c.query(transition_sql(cmd.kind, by_key), cmd.org_id, which, now, cmd.by, cmd.via));
+  auto& sql = transition_sql(cmd.kind, by_key);
+  auto changed =
+      first(c.query(cmd.kind == transition::resolve
+                        ? test_hooks::planted(test_hooks::resolve_keeps_firing_count, sql,
+                                              {{", firing_count = 0", ""}})
+                        : sql,
+                    cmd.org_id, which, now, cmd.by, cmd.via));
   if (changed)
     return {reply_code::ok, changed->incident};
   auto current =

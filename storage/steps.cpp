@@ -4,6 +4,7 @@
 #include "protocol/json_writer.hpp"
 #include "storage/batch.hpp"
 #include "storage/incident_rows.hpp"
+#include "storage/test_hooks.hpp"
 
 namespace belay::storage {
 
@@ -185,7 +186,16 @@ fire_steps(connection& c, const std::vector<fire_event>& fires) {
     orgs.push_back(f.org_id);
     ids.push_back(f.id);
   }
-  auto r = c.query_by_key(fire_sql, json_rows(fires, fire_json), bigint_array(orgs),
+  // The compare-and-set's guards, each of which a planted bug takes out
+  // (storage/test_hooks.hpp).
+  auto& sql = test_hooks::planted(
+      test_hooks::step_ignores_settle,
+      test_hooks::planted(test_hooks::step_fires_again, fire_sql,
+                          {{" AND current_step = f_step\n        AND loop = f_loop AND "
+                            "version = f_version",
+                            ""}}),
+      {{"status = f_status AND ", ""}, {" AND version = f_version", ""}});
+  auto r = c.query_by_key(sql, json_rows(fires, fire_json), bigint_array(orgs),
                           bigint_array(ids));
   auto row_of = rows_by_id(r);
   std::vector<std::optional<incident_record>> out(fires.size());

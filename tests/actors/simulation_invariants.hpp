@@ -2,7 +2,8 @@
 // docs/guarantees.md#simulation), checked against three witnesses that do not share a
 // fault: the database, the requests the webhook sink received, and the client's journal.
 // Each is written so that the bug it guards against makes it fail; the planted-bug tests
-// show that for the ones with a switch in actors/test_hooks.hpp.
+// show that for each of them, with one guard of the product switched off
+// (actors/test_hooks.hpp, storage/test_hooks.hpp).
 #pragma once
 
 #include "actors/test_hooks.hpp"

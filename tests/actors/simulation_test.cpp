@@ -3,11 +3,13 @@
 // a seeded generator picks operations — triggers and duplicates, acks (some through
 // another node, committed at once), resolves, an ack
 // racing the next timer, hours of simulated time, webhook answers that succeed, fail,
-// refuse for good or time out, replies of committed statements lost on the way back,
+// refuse for good or time out, replies of committed statements lost on the way back
+// (a step's among them),
 // every PostgreSQL connection reset, the database refusing connections for one operation,
 // incident actors killed, the node restarted, replaced or restarted with its clock
 // stepped, PostgreSQL stalling past request deadlines, senders and channel actors
-// crashing with a page, a second live node on the same database taking some of the
+// crashing with a page, storage workers crashing right before they write a batch's
+// steps or outcomes, a second live node on the same database taking some of the
 // triggers, acknowledges and resolves, a storm's throttled, bundling contact paged by a
 // quarter of the triggers and answering its bundles whole, and alerts of grouping
 // integrations that join their group's incident, resolve and fire again —
@@ -106,6 +108,11 @@ constexpr int alerts_per_source = 3;
 struct simulation_options {
   // Lets a planted-bug test change the node (e.g. turn the orphan sweep off too).
   std::function<void(node_options&)> tune;
+  // And the database, before the run (e.g. drop an index that is a second guard).
+  std::function<void(test::test_database&)> prepare;
+  // Acknowledges and resolves of single incidents go through another node, committed at
+  // once, which the incidents' actors hear of only through their next compare-and-set.
+  bool settle_elsewhere = false;
 };
 
 // Operation `op`'s own generator for `stream` (0: its choices, 1: storm_or's): leaving
@@ -135,6 +142,8 @@ public:
         senders_(1 + seed % 2) {
     db_.provision(simulation_org(sink_.url("/hook"), sink_.url("/slack")));
     org_ = db_.org_id("acme");
+    if (opts_.prepare)
+      opts_.prepare(db_);
     // As ingest admits an integration key (http/keys.cpp): by its hash.
     for (auto& g : grouped_sources)
       integrations_.push_back(
@@ -264,10 +273,12 @@ private:
       resolve_alert();
     } else if (roll < 52) {
       answer_bundle();
-    } else if (roll < 70) {
+    } else if (roll < 69) {
       auto seconds = pick(1, 400);
       begin("advance " + std::to_string(seconds) + "s");
       advance_nodes(std::chrono::seconds{seconds});
+    } else if (roll < 70) {
+      storage_worker_crash();
     } else if (roll < 76) {
       stall_crash_or_other_node();
     } else if (roll < 87) {
@@ -314,7 +325,12 @@ private:
     begin(std::string{ack ? "ack " : "resolve "} + std::to_string(id));
     journal_.may_settle(id, node_->now());
     try {
-      auto r = ack ? node_->ack(org_, id, "sim") : node_->resolve(org_, id, "sim");
+      auto r = opts_.settle_elsewhere
+                   ? storage::apply_transition(elsewhere(),
+                                               transition_command{org_, id, {}, t, "sim"},
+                                               node_->now())
+               : ack ? node_->ack(org_, id, "sim")
+                     : node_->resolve(org_, id, "sim");
       journal_.answer(r.incident.status);
       if (r.code == reply_code::ok && r.incident.status != status_open &&
           r.incident.status != status_exhausted)
@@ -665,17 +681,38 @@ private:
 
   // The next statement the node sends commits, and its reply is lost with the connection
   // (a trigger batch, a step, an outcome, a claim, an acknowledge: whichever comes
-  // first). Then something writes: a trigger or an acknowledge.
+  // first). Then something writes: a trigger, an acknowledge, or this node's next step
+  // (the clock runs on to a second before it first, so that its statement is the next
+  // one, or one of the same instant's): its retry must not fire it again (G5).
   void lose_next_reply() {
     auto before = pg_.proxy.drops();
-    begin("lose the next statement's reply");
+    const int then = pick(0, 2);
+    const micros wait = then == 2 ? until_before_next_step() : 0;
+    begin("lose the next statement's reply" +
+          (then == 2 ? ", " + std::to_string(wait / 1'000'000) +
+                           "s on: this node's next step, 2s on"
+                     : std::string{}));
+    advance_nodes(std::chrono::microseconds{wait});
     pg_.proxy.drop_reply_after(test::ends_statement);
-    if (pick(0, 1) == 0)
+    if (then == 0)
       settle(transition::ack);
-    else
+    else if (then == 1)
       trigger("default");
+    else
+      advance_nodes(std::chrono::seconds{2});
     if (pg_.proxy.drops() > before)
       journal_.answer(journal_.entries().back().answer + " (a reply was lost)");
+  }
+
+  // How long until a second before this node's next step (its incidents' rows say when),
+  // five minutes at most; 0 when that is now or past, or there is none.
+  micros until_before_next_step() {
+    auto next = db_.sql().query(
+        "SELECT coalesce(min(belay_us(next_fire_at)), 0) FROM incident WHERE org_id = $1 "
+        "AND owner = $2 AND status = 'OPEN'",
+        org_, node_name());
+    const micros at = std::min(next.int64(0, 0), node_->now() + 300'000'000);
+    return std::max<micros>(at - node_->now() - 1'000'000, 0);
   }
 
   // Every connection to PostgreSQL drops at once (a restart, a failover); the node
@@ -890,6 +927,44 @@ private:
       advance_nodes(std::chrono::seconds{10});
     test_hooks::around_send = nullptr;
     journal_.answer(crashed->empty() ? "no send" : "crashed sending " + *crashed);
+  }
+
+  // A storage worker hits a bug — an exception that is not a database error — right
+  // before it writes a batched lane's statement, steps or outcomes
+  // (test_hooks::before_storage_write): its batch is rolled back, its triggers are read
+  // back and the rest run again on their own (docs/guarantees.md#nothing-waits-for-ever).
+  // Armed for one write, with a trigger of a new key queued a second before this node's
+  // next step falls due (up to five minutes on), so that the batch of that step may
+  // carry the trigger too (which must not be answered unless written, G3); then the
+  // clock runs on until a write meets it (five minutes at most).
+  void storage_worker_crash() {
+    const micros wait = until_before_next_step();
+    begin("storage-worker crash before it writes steps or outcomes, " +
+          std::to_string(wait / 1'000'000) + "s on:");
+    advance_nodes(std::chrono::microseconds{wait});
+    const micros before = node_->now();
+    auto crashed = std::make_shared<std::string>();
+    test_hooks::before_storage_write = [crashed](std::string_view lane) {
+      if (!crashed->empty())
+        return;
+      *crashed = lane;
+      throw std::runtime_error("storage worker crashed (simulated)");
+    };
+    std::vector<pending> ops(1);
+    ops[0].key = "crash-" + std::to_string(++bursts_);
+    ops[0].policy = storm_or("default");
+    ops[0].what = "trigger " + ops[0].key + " " + ops[0].policy;
+    send_trigger(*node_, ops[0]);
+    node_->sched.advance_time(std::chrono::seconds{1});
+    // The storage workers wait while the trigger and the step reach them, so that both
+    // are in one batch.
+    run_nodes({node_.get()});
+    run_nodes();
+    for (int i = 0; i < 30 && crashed->empty(); ++i)
+      advance_nodes(std::chrono::seconds{10});
+    test_hooks::before_storage_write = nullptr;
+    journal_.answer(crashed->empty() ? "no write" : "crashed writing " + *crashed);
+    journal_answers(ops, before, node_->now());
   }
 
   // A second node on the same database (an identity of its own, through a proxy of its
@@ -1157,14 +1232,14 @@ TEST_CASE("simulation, planted bug: a page sent without its re-check is caught a
   // acknowledge overtakes them and where the missing re-check shows.
   check_caught(test_hooks::skip_send_recheck,
                "started after its incident was acknowledged or resolved",
-               {[](node_options& o) { o.senders = 1; }});
+               {[](node_options& o) { o.senders = 1; }, {}, false});
 }
 
 TEST_CASE("simulation, planted bug: a crashed incident actor left dead is caught as a "
           "step that never fired",
           "[simulation]") {
   check_caught(test_hooks::no_respawn, "never fired",
-               {[](node_options& o) { o.orphan_sweep_seconds = 0; }});
+               {[](node_options& o) { o.orphan_sweep_seconds = 0; }, {}, false});
 }
 
 TEST_CASE("simulation, planted bug: a throttle the channel ignores is caught as too many "
@@ -1208,4 +1283,70 @@ TEST_CASE("simulation, planted bug: an incident left open when its last firing a
           "[simulation]") {
   check_caught(test_hooks::keep_incident_after_last_alert,
                "is not resolved with none of its");
+}
+
+TEST_CASE(
+    "simulation, planted bug: triggers of a batch that failed unseen, answered from "
+    "their statement rather than read back, are caught as accepted events that do "
+    "not exist",
+    "[simulation]") {
+  check_caught(test_hooks::trust_unknown_batch,
+               "which the database does not hold for that key");
+}
+
+TEST_CASE("simulation, planted bug: a step that fires after an acknowledge its actor has "
+          "not heard of is caught as a page written after the acknowledge",
+          "[simulation]") {
+  // Acknowledges through another node: the incident's actor fires its next step
+  // without having heard of them, which only the compare-and-set stops.
+  check_caught(test_hooks::step_ignores_settle, "was created after operation #",
+               {nullptr, nullptr, true});
+}
+
+TEST_CASE("simulation, planted bug: a step retried after it committed unseen, firing "
+          "again, is caught as a step fired twice",
+          "[simulation]") {
+  check_caught(test_hooks::step_fires_again, "fired 2 times");
+}
+
+TEST_CASE("simulation, planted bug: a duplicate that fires its incident's next step at "
+          "once is caught as a step fired before it fell due",
+          "[simulation]") {
+  check_caught(test_hooks::duplicate_fires_now, "before it fell due");
+}
+
+TEST_CASE("simulation, planted bug: an alert written without its alert row is caught as "
+          "an accepted alert that does not exist",
+          "[simulation]") {
+  check_caught(test_hooks::alert_row_not_written, "which holds no alert of that key");
+}
+
+TEST_CASE("simulation, planted bug: a resolve that leaves its incident's firing count is "
+          "caught as counts that do not match the alert rows",
+          "[simulation]") {
+  check_caught(test_hooks::resolve_keeps_firing_count, " firing, but has ");
+}
+
+TEST_CASE(
+    "simulation, planted bug: an alert written without looking for the firing alert "
+    "of its key, with the unique index gone too, is caught as two firing alerts of "
+    "one key",
+    "[simulation]") {
+  check_caught(
+      test_hooks::skip_firing_alert_lookup, "G1 for alerts: alert key",
+      {nullptr,
+       [](test::test_database& db) { db.sql().exec("DROP INDEX alert_firing_key"); },
+       false});
+}
+
+TEST_CASE("simulation, planted bug: a dead letter written for every outcome is caught as "
+          "a delivery not DEAD with a dead letter",
+          "[simulation]") {
+  check_caught(test_hooks::dead_letter_every_outcome, "dead letters");
+}
+
+TEST_CASE("simulation, planted bug: a crashed channel actor not started again is caught "
+          "as pages left due long past their time",
+          "[simulation]") {
+  check_caught(test_hooks::no_channel_restart, "is PENDING, due since");
 }
