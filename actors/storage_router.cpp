@@ -70,7 +70,20 @@ storage_worker_actor worker_for(router_ptr self, lane::other, const Args&...) {
 storage_worker_actor worker_for(router_ptr self, lane::outcomes,
                                 const storage::outcome_event& outcome) {
   auto& others = self->state.others;
-  return others[static_cast<uint64_t>(outcome.org_id) % others.size()];
+  return others[outcome_worker(outcome.org_id, others.size())];
+}
+storage_worker_actor recheck_worker_for(router_ptr self, int64_t org_id) {
+  auto& st = self->state;
+  return st.others[recheck_worker(org_id, st.next++, st.others.size())];
+}
+storage_worker_actor worker_for(router_ptr self, lane::rechecks,
+                                const storage::recheck_request& request) {
+  return recheck_worker_for(self,
+                            request.claims.empty() ? 0 : request.claims.front().org_id);
+}
+storage_worker_actor worker_for(router_ptr self, lane::rechecks,
+                                const storage::bundle_recheck& request) {
+  return recheck_worker_for(self, request.bundle.org_id);
 }
 
 // The router's handler of one row of actors/storage_operations.def.
@@ -87,6 +100,18 @@ struct operation_handler<Lane, Atom, Reply(Args...)> {
 };
 
 } // namespace
+
+size_t outcome_worker(int64_t org_id, size_t workers) {
+  return static_cast<uint64_t>(org_id) % workers;
+}
+
+size_t recheck_worker(int64_t org_id, size_t turn, size_t workers) {
+  if (workers < 2)
+    return 0;
+  auto skipped = outcome_worker(org_id, workers);
+  auto i = turn % (workers - 1);
+  return i < skipped ? i : i + 1;
+}
 
 storage_router_actor::behavior_type
 storage_router(router_ptr self, std::string url, bool detached, trigger_lane lane,

@@ -31,6 +31,11 @@ struct storage_router_state {
   bool stopping = false;
 };
 
+// Which of the other lane's `workers` takes an org's outcomes, and which takes the
+// `turn`th re-check of one: never the same while there are two or more.
+size_t outcome_worker(int64_t org_id, size_t workers);
+size_t recheck_worker(int64_t org_id, size_t turn, size_t workers);
+
 storage_router_actor::behavior_type
 storage_router(storage_router_actor::stateful_pointer<storage_router_state> self,
                std::string url, bool detached, trigger_lane lane,

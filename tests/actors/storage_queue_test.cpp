@@ -10,6 +10,7 @@
 
 #include <caf/event_based_actor.hpp>
 #include <catch2/catch.hpp>
+#include <set>
 
 using namespace belay;
 
@@ -37,4 +38,23 @@ TEST_CASE("a storage worker refuses operations past its queue's limit, and count
   CHECK(metrics::value(metrics::name::storage_refused_total) - refused_before ==
         static_cast<double>(asked - storage_queue_limit));
   caf::anon_send_exit(storage.router, caf::exit_reason::user_shutdown);
+}
+
+// A re-check gates a send, so it never queues behind its org's outcome batch (and that
+// batch's commit): actors/storage_operations.hpp's lane::rechecks.
+TEST_CASE(
+    "re-checks go to every worker of the other lane in turn but the org's outcome one") {
+  CHECK(recheck_worker(7, 0, 1) == 0); // one worker does everything
+  for (size_t workers = 2; workers <= 5; ++workers)
+    for (int64_t org = 1; org <= 12; ++org) {
+      INFO(workers << " workers, org " << org);
+      std::set<size_t> used;
+      for (size_t turn = 0; turn < 3 * workers; ++turn) {
+        auto w = recheck_worker(org, turn, workers);
+        CHECK(w < workers);
+        CHECK(w != outcome_worker(org, workers));
+        used.insert(w);
+      }
+      CHECK(used.size() == workers - 1);
+    }
 }
