@@ -41,6 +41,10 @@ inline std::atomic<bool> skip_firing_alert_lookup{false};
 // Every outcome recorded writes a dead letter, not only one that leaves its delivery DEAD
 // (docs/guarantees.md#g7: a dead letter after maxAttempts).
 inline std::atomic<bool> dead_letter_every_outcome{false};
+// The poll's release of lapsed claims releases none: a claim whose holder is gone for
+// good (its node killed and replaced under another name) stays CLAIMED, its page never
+// sent again (docs/guarantees.md#g6: a claim whose lease lapses returns to the pool).
+inline std::atomic<bool> keep_lapsed_claims{false};
 
 // `sql`, or while `on` is set, `sql` with each edit's first text replaced by its second:
 // how a switch takes a condition out of a statement. The edited statement is made the

@@ -6,23 +6,23 @@
 // refuse for good or time out, replies of committed statements lost on the way back
 // (a step's among them),
 // every PostgreSQL connection reset, the database refusing connections for one operation,
-// incident actors killed, the node restarted, replaced or restarted with its clock
-// stepped, PostgreSQL stalling past request deadlines, senders and channel actors
-// crashing with a page, storage workers crashing right before they write a batch's
-// steps or outcomes, a second live node on the same database taking some of the
-// triggers, acknowledges and resolves, a storm's throttled, bundling contact paged by a
-// quarter of the triggers and answering its bundles whole, and alerts of grouping
-// integrations that join their group's incident, resolve and fire again —
-// against the real actors on the simulated clock and a real PostgreSQL. The
-// client side journals every operation and its answer (simulation_journal.hpp); the sink
-// reads the database the moment each page arrives. After every operation the invariants
-// of simulation_invariants.hpp are checked against the database, the sink's requests and
-// the journal (docs/guarantees.md#simulation). Each operation draws from generators of
-// its own, seeded from the seed and its number, so a run can leave operations out and
-// every other one chooses as it did. A failure is shrunk (ddmin, for
-// BELAY_SIM_SHRINK_SECONDS, 120 by default, 0 = not at all) to a shorter list of
-// operations that still breaks the same invariant, and prints the seed, that list and
-// how to replay exactly it: BELAY_SIM_SEED=<seed> BELAY_SIM_ONLY=<i,j,k>
+// incident actors killed, the node restarted, replaced (some of the time killed with a
+// page on the wire first) or restarted with its clock stepped, PostgreSQL stalling past
+// request deadlines, senders and channel actors crashing with a page, storage workers
+// crashing right before they write a batch's steps or outcomes, a second live node on
+// the same database taking some of the triggers, acknowledges and resolves, a storm's
+// throttled, bundling contact paged by a quarter of the triggers and answering its
+// bundles whole, and alerts of grouping integrations that join their group's incident,
+// resolve and fire again — against the real actors on the simulated clock and a real
+// PostgreSQL. The client side journals every operation and its answer
+// (simulation_journal.hpp); the sink reads the database the moment each page arrives.
+// After every operation the invariants of simulation_invariants.hpp are checked against
+// the database, the sink's requests and the journal (docs/guarantees.md#simulation).
+// Each operation draws from generators of its own, seeded from the seed and its number,
+// so a run can leave operations out and every other one chooses as it did. A failure is
+// shrunk (ddmin, for BELAY_SIM_SHRINK_SECONDS, 120 by default, 0 = not at all) to a
+// shorter list of operations that still breaks the same invariant, and prints the seed,
+// that list and how to replay exactly it: BELAY_SIM_SEED=<seed> BELAY_SIM_ONLY=<i,j,k>
 // (BELAY_SIM_SEED=<seed> alone replays the whole run). CI runs seeds
 // BELAY_SIM_FIRST_SEED (1) onwards, BELAY_SIM_SEEDS of them, each for BELAY_SIM_OPS
 // operations; `scripts/test --soak N` runs N seeds from a random start. Each invariant
@@ -749,9 +749,12 @@ private:
 
   // The node stops (everything in memory is lost) and starts again on the same database:
   // with the same identity (a restart), a new one (a replacement: the old node's
-  // incidents wait for its lease to lapse), or the same with its wall clock stepped
+  // incidents wait for its lease to lapse; half the time the old node is killed with a
+  // page on the wire first, kill_during_send), or the same with its wall clock stepped
   // forward or back (an NTP step across a restart).
   void restart_node(int how) {
+    if (how == 1 && pick(0, 1) == 0)
+      return kill_during_send();
     micros now = node_->now();
     std::string what = "restart node";
     if (how == 1) {
@@ -769,8 +772,59 @@ private:
       other_leaves("stops: their clocks would differ");
     begin(what + " -> " + node_name());
     node_.reset();
+    start_node(now);
+  }
+
+  void start_node(micros now) {
     node_ = make_node(now);
     journal_.answer("adopted " + std::to_string(node_->adopt())); // as belay's main does
+  }
+
+  // The node is killed in the middle of a send (its host lost) and replaced under a new
+  // name: the page went out, its claim is still the dead node's, and nothing the node
+  // held in memory reaches the database or the sink after it. No node returns that claim
+  // as its own (storage::release_claims_of is a restart's, under the same name): it
+  // outlives its holder until its lease (300 s) lapses and a poll releases it
+  // (storage::release_expired_claims), and the page goes out again (at least once, G6).
+  // Armed, with a trigger of a new key queued so that a step pages at once, then the
+  // clock runs on until this node's sender has a page on the wire (five minutes at
+  // most; a plain replacement if none). Only what was answered before the kill counts as
+  // answered.
+  void kill_during_send() {
+    begin("sigkill of " + node_name() + " during a send:");
+    const micros before = node_->now();
+    std::vector<pending> ops(1);
+    ops[0].key = "killed-" + std::to_string(++bursts_);
+    ops[0].policy = storm_or("default");
+    ops[0].what = "trigger " + ops[0].key + " " + ops[0].policy;
+    send_trigger(*node_, ops[0]);
+    auto killed = std::make_shared<std::string>();
+    test_hooks::around_send = [this, killed](const std::string& key, bool sent) {
+      if (!sent || !killed->empty() || other_running_)
+        return;
+      *killed = key;
+      killed_ = true; // its scheduler runs nothing more (run_nodes)
+    };
+    for (int i = 0; i < 30 && killed->empty(); ++i)
+      advance_nodes(std::chrono::seconds{10});
+    journal_.answer(killed->empty() ? "no send" : "killed sending " + *killed);
+    journal_answers(ops, before, node_->now());
+    const micros now = node_->now();
+    ++generation_;
+    quiet_until_ = now + test::invariants::slack;
+    begin("replace node -> " + node_name());
+    // What the dead node's actors would still do as it is torn down goes nowhere: its
+    // connections are cut and new ones refused, and its senders die before their calls.
+    test_hooks::around_send = [](const std::string&, bool) {
+      throw std::runtime_error("node killed (simulated)");
+    };
+    pg_.proxy.refuse(true);
+    pg_.proxy.reset_all();
+    node_.reset();
+    test_hooks::around_send = nullptr;
+    pg_.proxy.refuse(false);
+    killed_ = false;
+    start_node(now);
   }
 
   // Issue 41, item 10: PostgreSQL that stops answering, a sender or a channel that
@@ -799,13 +853,13 @@ private:
   void run_nodes(const std::set<test::test_node*>& stalled = {}) {
     for (auto* n : live_nodes()) {
       other_running_ = n == other_.get(); // its clock times what reaches the sink
-      if (stalled.count(n))
-        n->sched.run_jobs_filtered([](caf::resumable* job) {
-          auto* actor = dynamic_cast<caf::scheduled_actor*>(job);
-          return !actor || std::string_view{actor->name()} != "storage";
-        });
-      else
-        n->run();
+      const bool storage_held = stalled.count(n) != 0;
+      n->sched.run_jobs_filtered([this, n, storage_held](caf::resumable* job) {
+        if (killed_ && n == node_.get())
+          return false; // killed during a send (kill_during_send)
+        auto* actor = dynamic_cast<caf::scheduled_actor*>(job);
+        return !storage_held || !actor || std::string_view{actor->name()} != "storage";
+      });
       other_running_ = false;
     }
   }
@@ -1042,6 +1096,7 @@ private:
   std::unique_ptr<test::test_node> other_;         // a second live node, while joined
   int other_generation_ = 0;
   bool other_running_ = false; // the other node's scheduler runs: its clock is the one
+  bool killed_ = false;        // this node was killed during a send: it runs nothing
   std::vector<storage::integration_row> integrations_; // grouped_sources'
   std::map<std::string, int> counts_;
   std::vector<ran_operation> ran_;
@@ -1349,4 +1404,10 @@ TEST_CASE("simulation, planted bug: a crashed channel actor not started again is
           "as pages left due long past their time",
           "[simulation]") {
   check_caught(test_hooks::no_channel_restart, "is PENDING, due since");
+}
+
+TEST_CASE("simulation, planted bug: lapsed claims never released are caught as a page "
+          "CLAIMED long past its lease, by a node killed during its send",
+          "[simulation]") {
+  check_caught(test_hooks::keep_lapsed_claims, "is CLAIMED under a claim that");
 }
