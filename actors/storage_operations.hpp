@@ -45,10 +45,10 @@ struct other {};
 struct outcomes {};
 
 // A re-check right before a send: any worker of the other lane, in turn, but the one
-// taking the org's outcomes. The send it gates waits for its answer, and behind an
-// outcome batch it waited for that batch's commit too: routed around it, the drain went
-// ~1.19x faster (bench/JOURNAL.md, 6 December).
-struct rechecks {};
+// taking the org's outcomes, and queued there as `other` is. The send it gates waits for
+// its answer, and behind an outcome batch it waited for that batch's commit too: routed
+// around it, the drain went 1.20x faster (bench/JOURNAL.md, 6 December (later)).
+struct rechecks : other {};
 
 } // namespace belay::lane
 

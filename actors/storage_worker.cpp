@@ -393,10 +393,6 @@ template <class Reply, class Function, class... Args>
 caf::result<Reply> queue(worker_ptr self, lane::other, Function f, Args&... args) {
   return run_later<Reply>(self, f, args...);
 }
-template <class Reply, class Function, class... Args>
-caf::result<Reply> queue(worker_ptr self, lane::rechecks, Function f, Args&... args) {
-  return run_later<Reply>(self, f, args...);
-}
 template <class Reply, class Function, class Item>
 caf::result<Reply> queue(worker_ptr self, lane::steps lane, Function f, uint64_t,
                          Item& step) {
