@@ -65,7 +65,9 @@ systemd-analyze security --offline=true --threshold=20 "$unit" | tail -1 ||
 
 echo "--- the installed binary, with the settings the unit gives it"
 psql -q "$BELAY_TEST_DATABASE_URL" -c "CREATE SCHEMA $schema"
-port=$((20000 + RANDOM % 20000))
+# Below the ephemeral ports (32768 on) the other tests' connections take, and apart from
+# scripts/test's PostgreSQL (20000 on) and failover cluster (10000-15020).
+port=$((16000 + RANDOM % 2000))
 (
   set -a
   source /etc/belay/belay.conf
