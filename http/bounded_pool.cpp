@@ -17,15 +17,22 @@ thread_local bool on_shedding_thread = false;
 class bounded_pool : public httplib::TaskQueue {
 public:
   bounded_pool(size_t threads, size_t queued, size_t overflow)
-      : queued_(std::max<size_t>(queued, 1)), overflow_(std::max<size_t>(overflow, 1)) {
-    for (size_t i = 0; i < threads; ++i)
+      : capacity_(std::max<size_t>(threads, 1) + std::max<size_t>(queued, 1)),
+        overflow_(std::max<size_t>(overflow, 1)) {
+    for (size_t i = 0; i < std::max<size_t>(threads, 1); ++i)
       threads_.emplace_back([this] { work(); });
   }
 
   void enqueue(std::function<void()> fn) override {
     {
       std::unique_lock lock{mutex_};
-      if (jobs_.size() < queued_) {
+      // Counted as running plus queued, not by the queue's length: on a starved CPU the
+      // threads take their connections late, the queue then looks full while threads
+      // are still free, later connections overflowed early, and once the threads took
+      // theirs a probe found room in the queue, behind slow clients, and waited for
+      // their deadline (6 Dec: /healthz after 4.7 s with 150 slow clients).
+      if (in_pool_ < capacity_) {
+        ++in_pool_;
         jobs_.push_back(std::move(fn));
         lock.unlock();
         ready_.notify_one();
@@ -76,10 +83,14 @@ private:
         jobs_.pop_front();
       }
       fn();
+      std::lock_guard done{mutex_};
+      --in_pool_;
     }
   }
 
-  size_t queued_, overflow_;
+  size_t capacity_; // connections running or queued at most
+  size_t overflow_;
+  size_t in_pool_ = 0;     // connections running or queued now
   size_t overflowing_ = 0; // overflow threads running now
   std::mutex mutex_;
   std::condition_variable ready_, overflow_done_;
