@@ -329,7 +329,8 @@ if present("scale"):
     if offered is not None:
         row("scale", "ingest beside the steps: events/s, p99 (open loop)",
             f"{fmt(achieved)} of {fmt(offered)}/s, p99 {fmt(i99)} ms",
-            "offered: half of ingest-new's closed-loop median",
+            "offered: " + next((r["note"] for r in runs("scale", "ingest_offered", "belay")
+                                if r["note"]), "half of ingest-new's closed-loop median"),
             data={"offered": offered, "achieved": achieved, "p99": i99})
 
 if present("recovery"):
