@@ -59,7 +59,9 @@ struct client_record {
   std::mutex mutex;
   std::vector<std::string> accepted; // dedup keys answered 2xx
   std::vector<int64_t> acked;        // incidents whose acknowledge was answered 200
-  int unavailable = 0;               // 503s
+  // Seconds from an incident's 2xx to its acknowledge's 200, as the client saw them.
+  std::map<int64_t, double> ack_after_created;
+  int unavailable = 0; // 503s
   int unavailable_without_retry_after = 0;
   int no_answer = 0;
   std::vector<std::string> unexpected; // any other status, with its body
@@ -87,6 +89,7 @@ void client_loop(int port, int n, std::atomic<bool>& stop, client_record& out) {
                        R"({"dedupKey":")" + key + R"(","title":"t","policy":"ladder"})",
                        "application/json");
     if (r && (r->status == 200 || r->status == 201)) {
+      auto created = steady::now();
       auto id = test::to_reply(r).json["incident"]["id"].GetInt64();
       {
         std::lock_guard lock{out.mutex};
@@ -98,6 +101,7 @@ void client_loop(int port, int n, std::atomic<bool>& stop, client_record& out) {
         if (ack && ack->status == 200) {
           std::lock_guard lock{out.mutex};
           out.acked.push_back(id);
+          out.ack_after_created[id] = seconds(steady::now() - created);
         } else
           note(ack);
       }
@@ -303,9 +307,13 @@ TEST_CASE("failover: a switchover and a kill -9 of the primary lose no event, pa
   // A step is due unless the acknowledge came first. Left unjudged: a step acknowledged
   // within half a second of its time (which one won is the re-check's business, not this
   // test's), and one that fell due during a failover and was acknowledged before belay
-  // could fire it.
+  // could fire it. The time is the client's, from the incident's 2xx to its
+  // acknowledge's 200: created_at is stamped when the event is queued, before its
+  // commit, so on a starved machine an acknowledge sent straight after the 2xx looked
+  // late, and the step it had raced was judged unpaged (6 Dec, three tests on two
+  // cores). An incident acknowledged without a 200 seen (its answer lost) is unjudged.
   auto incidents = check.exec("SELECT id, extract(epoch FROM created_at), "
-                              "extract(epoch FROM acked_at - created_at) FROM incident");
+                              "acked_at IS NOT NULL FROM incident");
   auto during_failover = [&](double at) {
     for (auto& f : failovers)
       if (at >= f.started_epoch - 1 && at <= f.ended_epoch + 2)
@@ -316,10 +324,14 @@ TEST_CASE("failover: a switchover and a kill -9 of the primary lose no event, pa
   for (int i = 0; i < incidents.rows(); ++i)
     for (int step : {0, 1}) {
       double delay = step == 0 ? 0 : step1_delay_seconds;
-      bool acked = !incidents.null(i, 2);
-      if (!acked || (incidents.float8(i, 2) > delay + 0.5 &&
-                     !during_failover(incidents.float8(i, 1) + delay)))
-        due.emplace_back(incidents.int64(i, 0), step);
+      auto id = incidents.int64(i, 0);
+      bool acked = incidents.boolean(i, 2);
+      auto seen = answered.ack_after_created.find(id);
+      bool acked_late = seen != answered.ack_after_created.end() &&
+                        seen->second > delay + 0.5 &&
+                        !during_failover(incidents.float8(i, 1) + delay);
+      if (!acked || acked_late)
+        due.emplace_back(id, step);
     }
   auto unpaged = [&] {
     auto received = pages(sink);
