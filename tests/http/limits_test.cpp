@@ -164,7 +164,14 @@ TEST_CASE("multipart/form-data bodies are held to 512 KiB, plain or compressed")
                     "/api/v1/integrations/slack/actions", "/hb/no-such-key"}) {
     INFO(path);
     auto r = http.Post(path, multipart(std::string(limit + 100, 'x')), type);
-    REQUIRE(r);
+    // A ping's key is checked before its body is read, and the refusal closes the
+    // connection unread: a client still writing the body may see the reset instead of
+    // the answer (6 Dec, beside other tests). Refused either way; nothing is written.
+    if (!r) {
+      INFO(httplib::to_string(r.error()));
+      CHECK((r.error() == httplib::Error::Write || r.error() == httplib::Error::Read));
+      continue;
+    }
     CHECK((r->status == 413 || r->status == 404));
   }
   CHECK(belay.row_counts() == before);
