@@ -17,9 +17,10 @@ thread_local bool on_shedding_thread = false;
 class bounded_pool : public httplib::TaskQueue {
 public:
   bounded_pool(size_t threads, size_t queued, size_t overflow)
-      : capacity_(std::max<size_t>(threads, 1) + std::max<size_t>(queued, 1)),
-        overflow_(std::max<size_t>(overflow, 1)) {
-    for (size_t i = 0; i < std::max<size_t>(threads, 1); ++i)
+      : overflow_(std::max<size_t>(overflow, 1)) {
+    threads = std::max<size_t>(threads, 1);
+    capacity_ = threads + std::max<size_t>(queued, 1);
+    for (size_t i = 0; i < threads; ++i)
       threads_.emplace_back([this] { work(); });
   }
 
@@ -88,8 +89,8 @@ private:
     }
   }
 
-  size_t capacity_; // connections running or queued at most
   size_t overflow_;
+  size_t capacity_ = 0;    // connections running or queued at most
   size_t in_pool_ = 0;     // connections running or queued now
   size_t overflowing_ = 0; // overflow threads running now
   std::mutex mutex_;
