@@ -138,6 +138,18 @@ if present("ingest_new"):
     row("ingest-new", "CPU while loaded (cores of " + meta.get("nproc", "?") + ")",
         f"belay {fmt(b)}, postgres {fmt(p)}, machine {fmt(m)}",
         data={"belay": b, "postgres": p, "machine": m})
+    xb, _, _ = median("ingest_new", "ctxsw_belay")
+    xp, _, _ = median("ingest_new", "ctxsw_postgres")
+    xf, _, _ = median("floors", "http_ctxsw", "floor")
+    pipe2, _, _ = median("floors", "pipe_roundtrip_us_cpus_0-1", "floor")
+    pipe1, _, _ = median("floors", "pipe_roundtrip_us_cpus_0", "floor")
+    if xb is not None:
+        row("ingest-new", "context switches per event",
+            f"belay {fmt(xb)}, postgres {fmt(xp)}",
+            f"HTTP floor {fmt(xf)} a request; a pipe round trip (two switches) "
+            f"{fmt(pipe2)} µs on two cores, {fmt(pipe1)} µs on one",
+            data={"belay": xb, "postgres": xp, "httpFloor": xf,
+                  "pipeRoundTripUs": pipe2, "pipeRoundTripOneCoreUs": pipe1})
 
 if present("ingest_dup"):
     v, _, n = median("ingest_dup", "eps")
@@ -324,10 +336,14 @@ if present("scale"):
     p99, _, _ = median("scale", "lateness_p99")
     t99, _, _ = median("scale", "timer_p99")
     fired, _, _ = median("scale", "fired")
-    row("scale", f"step lateness p50 / p99 ({fmt(fired)} steps fired, to commit)",
+    step_rate, _, _ = median("scale", "step_rate")
+    due = f"due at {fmt(step_rate)}/s" if step_rate else "due as fast as they were opened"
+    # Issue 44: p99 ≤ 1 s with a million open, ≤ 250 ms with 100,000 (and fewer).
+    bound = 1000 if (n_open or 0) >= 1000000 else 250
+    row("scale", f"step lateness p50 / p99 ({fmt(fired)} steps fired, {due}, to commit)",
         f"{fmt(p50)} / {fmt(p99)} ms", f"timer alone p99 {fmt(t99)} ms",
-        goal="p99 ≤ 250 ms", ok=None if p99 is None else p99 <= 250,
-        data={"p50": p50, "p99": p99, "timerP99": t99, "fired": fired})
+        goal=f"p99 ≤ {fmt(bound)} ms", ok=None if p99 is None else p99 <= bound,
+        data={"p50": p50, "p99": p99, "timerP99": t99, "fired": fired, "stepRate": step_rate})
     offered, _, _ = median("scale", "ingest_offered")
     achieved, _, _ = median("scale", "ingest_achieved")
     i99, _, _ = median("scale", "ingest_p99")
