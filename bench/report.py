@@ -143,6 +143,11 @@ if present("ingest_new"):
     xf, _, _ = median("floors", "http_ctxsw", "floor")
     pipe2, _, _ = median("floors", "pipe_roundtrip_us_cpus_0-1", "floor")
     pipe1, _, _ = median("floors", "pipe_roundtrip_us_cpus_0", "floor")
+    epc, _, _ = median("ingest_new", "events_per_commit")
+    fpc, _, _ = median("floors", "storage_new_per_statement", "floor")
+    if epc is not None:
+        row("ingest-new", "events per commit", fmt(epc),
+            f"storage floor {fmt(fpc)} a statement", data={"belay": epc, "storageFloor": fpc})
     if xb is not None:
         row("ingest-new", "context switches per event",
             f"belay {fmt(xb)}, postgres {fmt(xp)}",
