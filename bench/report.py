@@ -107,6 +107,14 @@ def floor_rows(scenario, v, mode):
         row(scenario, "events/s vs ceiling: HTTP floor + storage floor on the same cores (context)",
             fmt(v), f"ceiling {fmt(c)} = {ratio(c, http):.2f}× HTTP floor", ratio(v, c),
             data={"belay": v, "ceiling": c, "ceilingVsHttpFloor": ratio(c, http)})
+    p_eps, _, _ = median("floors", "pipeline_eps", "floor")
+    p_cpu, _, _ = median("floors", "pipeline_cpu", "floor")
+    if mode == "new" and p_eps is not None:
+        row(scenario, "events/s vs pipeline floor: HTTP, two hand-offs, the statement (context)",
+            fmt(v), f"pipeline floor {fmt(p_eps)} ({fmt(p_cpu)} cores busy)"
+            + (f" = {ratio(p_eps, c):.2f}× the ceiling" if c else ""), ratio(v, p_eps),
+            data={"belay": v, "pipelineFloor": p_eps, "cores": p_cpu,
+                  "pipelineVsCeiling": ratio(p_eps, c) if c else None})
 
 
 am_pages, am_pages_note, _ = median("peer_notify", "pages_per_s", "peer")
@@ -141,6 +149,7 @@ if present("ingest_new"):
     xb, _, _ = median("ingest_new", "ctxsw_belay")
     xp, _, _ = median("ingest_new", "ctxsw_postgres")
     xf, _, _ = median("floors", "http_ctxsw", "floor")
+    xpf, _, _ = median("floors", "pipeline_ctxsw", "floor")
     pipe2, _, _ = median("floors", "pipe_roundtrip_us_cpus_0-1", "floor")
     pipe1, _, _ = median("floors", "pipe_roundtrip_us_cpus_0", "floor")
     epc, _, _ = median("ingest_new", "events_per_commit")
@@ -151,9 +160,10 @@ if present("ingest_new"):
     if xb is not None:
         row("ingest-new", "context switches per event",
             f"belay {fmt(xb)}, postgres {fmt(xp)}",
-            f"HTTP floor {fmt(xf)} a request; a pipe round trip (two switches) "
+            f"HTTP floor {fmt(xf)} a request, pipeline floor {fmt(xpf)} an event; "
+            f"a pipe round trip (two switches) "
             f"{fmt(pipe2)} µs on two cores, {fmt(pipe1)} µs on one",
-            data={"belay": xb, "postgres": xp, "httpFloor": xf,
+            data={"belay": xb, "postgres": xp, "httpFloor": xf, "pipelineFloor": xpf,
                   "pipeRoundTripUs": pipe2, "pipeRoundTripOneCoreUs": pipe1})
 
 if present("ingest_dup"):
@@ -362,12 +372,14 @@ if present("scale"):
     offered, _, _ = median("scale", "ingest_offered")
     achieved, _, _ = median("scale", "ingest_achieved")
     i99, _, _ = median("scale", "ingest_p99")
+    busy, _, _ = median("scale", "cpu_machine")
     if offered is not None:
-        row("scale", "ingest beside the steps: events/s, p99 (open loop)",
-            f"{fmt(achieved)} of {fmt(offered)}/s, p99 {fmt(i99)} ms",
+        row("scale", "ingest beside the steps: events/s, p99 (open loop); cores busy",
+            f"{fmt(achieved)} of {fmt(offered)}/s, p99 {fmt(i99)} ms; machine {fmt(busy)} of "
+            + meta.get("nproc", "?"),
             "offered: " + next((r["note"] for r in runs("scale", "ingest_offered", "belay")
                                 if r["note"]), "half of ingest-new's closed-loop median"),
-            data={"offered": offered, "achieved": achieved, "p99": i99})
+            data={"offered": offered, "achieved": achieved, "p99": i99, "machineCores": busy})
 
 if present("recovery"):
     t, _, n = median("recovery", "ready_s")
