@@ -2,12 +2,12 @@
 // a thread pool of the same size, the same body limit, keep-alive for 1,000 requests, the
 // listen backlog raised as http/server.cpp does) and a handler that does nothing.
 // Whatever belay reaches above this is spent in belay itself.
-#include <httplib.h>
-#include <sys/socket.h>
+#include "belay_like_server.hpp"
 
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <httplib.h>
 #include <string>
 
 int main(int argc, char** argv) {
@@ -23,20 +23,13 @@ int main(int argc, char** argv) {
     else if (flag == "--keep-alive-max")
       keep_alive_max = std::atol(argv[i + 1]);
     else {
-      std::fprintf(stderr, "usage: http_floor [--port N] [--threads N] [--keep-alive-max N]\n");
+      std::fprintf(stderr,
+                   "usage: http_floor [--port N] [--threads N] [--keep-alive-max N]\n");
       return 2;
     }
   }
   httplib::Server http;
-  http.set_tcp_nodelay(true);
-  http.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
-  http.set_payload_max_length(512 * 1024);
-  http.set_keep_alive_max_count(static_cast<size_t>(keep_alive_max));
-  int listening_fd = -1;
-  http.set_socket_options([&listening_fd](int fd) {
-    httplib::default_socket_options(fd);
-    listening_fd = fd;
-  });
+  belay_bench::configure_like_belay(http, threads, keep_alive_max);
   http.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
     res.set_content(R"({"status":"ok"})", "application/json");
   });
@@ -48,11 +41,5 @@ int main(int argc, char** argv) {
     res.status = 201;
     res.set_content(R"({"ok":true})", "application/json");
   });
-  if (!http.bind_to_port("127.0.0.1", port)) {
-    std::fprintf(stderr, "http_floor: cannot listen on 127.0.0.1:%d\n", port);
-    return 1;
-  }
-  if (listening_fd >= 0)
-    ::listen(listening_fd, SOMAXCONN);
-  return http.listen_after_bind() ? 0 : 1;
+  return belay_bench::listen_like_belay(http, port, "http_floor");
 }

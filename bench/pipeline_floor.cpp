@@ -12,6 +12,7 @@
 //                        [--db-connections 4] [--org bench]
 
 #include "actors/trigger_lane.hpp"
+#include "bench/belay_like_server.hpp"
 #include "bench/floor.hpp"
 #include "storage/db.hpp"
 #include "storage/incidents.hpp"
@@ -125,15 +126,7 @@ int main(int argc, char** argv) {
     std::thread([&url, &l] { write_forever(url, l); }).detach();
 
   httplib::Server http;
-  http.set_tcp_nodelay(true);
-  http.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
-  http.set_payload_max_length(512 * 1024);
-  http.set_keep_alive_max_count(1000);
-  int listening_fd = -1;
-  http.set_socket_options([&listening_fd](int fd) {
-    httplib::default_socket_options(fd);
-    listening_fd = fd;
-  });
+  belay_bench::configure_like_belay(http, threads);
   http.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
     res.set_content(R"({"status":"ok"})", "application/json");
   });
@@ -154,11 +147,5 @@ int main(int argc, char** argv) {
     res.set_content(ok ? R"({"status":"open"})" : R"({"error":"not written"})",
                     "application/json");
   });
-  if (!http.bind_to_port("127.0.0.1", port)) {
-    std::fprintf(stderr, "belay_pipeline_floor: cannot listen on 127.0.0.1:%d\n", port);
-    return 1;
-  }
-  if (listening_fd >= 0)
-    ::listen(listening_fd, SOMAXCONN);
-  return http.listen_after_bind() ? 0 : 1;
+  return belay_bench::listen_like_belay(http, port, "belay_pipeline_floor");
 }

@@ -33,6 +33,11 @@ def median(scenario, metric, subject="belay"):
     return statistics.median(values), "", len(rs)
 
 
+def value(scenario, metric, subject="belay"):
+    """The median alone, or None."""
+    return median(scenario, metric, subject)[0]
+
+
 def fmt(v, unit=""):
     if v is None:
         return "—"
@@ -107,8 +112,8 @@ def floor_rows(scenario, v, mode):
         row(scenario, "events/s vs ceiling: HTTP floor + storage floor on the same cores (context)",
             fmt(v), f"ceiling {fmt(c)} = {ratio(c, http):.2f}× HTTP floor", ratio(v, c),
             data={"belay": v, "ceiling": c, "ceilingVsHttpFloor": ratio(c, http)})
-    p_eps, _, _ = median("floors", "pipeline_eps", "floor")
-    p_cpu, _, _ = median("floors", "pipeline_cpu", "floor")
+    p_eps = value("floors", "pipeline_eps", "floor")
+    p_cpu = value("floors", "pipeline_cpu", "floor")
     if mode == "new" and p_eps is not None:
         row(scenario, "events/s vs pipeline floor: HTTP, two hand-offs, the statement (context)",
             fmt(v), f"pipeline floor {fmt(p_eps)} ({fmt(p_cpu)} cores busy)"
@@ -146,17 +151,15 @@ if present("ingest_new"):
     row("ingest-new", "CPU while loaded (cores of " + meta.get("nproc", "?") + ")",
         f"belay {fmt(b)}, postgres {fmt(p)}, machine {fmt(m)}",
         data={"belay": b, "postgres": p, "machine": m})
-    xb, _, _ = median("ingest_new", "ctxsw_belay")
-    xp, _, _ = median("ingest_new", "ctxsw_postgres")
-    xf, _, _ = median("floors", "http_ctxsw", "floor")
-    xpf, _, _ = median("floors", "pipeline_ctxsw", "floor")
-    pipe2, _, _ = median("floors", "pipe_roundtrip_us_cpus_0-1", "floor")
-    pipe1, _, _ = median("floors", "pipe_roundtrip_us_cpus_0", "floor")
-    epc, _, _ = median("ingest_new", "events_per_commit")
-    fpc, _, _ = median("floors", "storage_new_per_statement", "floor")
+    epc = value("ingest_new", "events_per_commit")
+    fpc = value("floors", "storage_new_per_statement", "floor")
     if epc is not None:
         row("ingest-new", "events per commit", fmt(epc),
             f"storage floor {fmt(fpc)} a statement", data={"belay": epc, "storageFloor": fpc})
+    xb, xp = value("ingest_new", "ctxsw_belay"), value("ingest_new", "ctxsw_postgres")
+    xf, xpf = value("floors", "http_ctxsw", "floor"), value("floors", "pipeline_ctxsw", "floor")
+    pipe2 = value("floors", "pipe_roundtrip_us_cpus_0-1", "floor")
+    pipe1 = value("floors", "pipe_roundtrip_us_cpus_0", "floor")
     if xb is not None:
         row("ingest-new", "context switches per event",
             f"belay {fmt(xb)}, postgres {fmt(xp)}",
@@ -185,8 +188,7 @@ if present("latency"):
     ach, _, _ = median("latency", "achieved")
     f50, _, _ = median("floors", "lat_p50", "floor")
     f99, _, _ = median("floors", "lat_p99", "floor")
-    s50, _, _ = median("latency", "p50", "floor")
-    s99, _, _ = median("latency", "p99", "floor")
+    s50, s99 = value("latency", "p50", "floor"), value("latency", "p99", "floor")
     bound = lower_bound("latency")
     missed, _, _ = median("latency", "missed")
     row("latency", f"p50 / p99 at {int(meta.get('latency_rate', 5000)):,} events/s offered (open loop)",
@@ -203,9 +205,8 @@ if present("latency_075"):
     p50, _, _ = median("latency_075", "p50")
     p99, _, n = median("latency_075", "p99")
     ach, _, _ = median("latency_075", "achieved")
-    s50, _, _ = median("latency_075", "p50", "floor")
-    s99, _, _ = median("latency_075", "p99", "floor")
-    busy, _, _ = median("latency_075", "cpu_machine")
+    s50, s99 = value("latency_075", "p50", "floor"), value("latency_075", "p99", "floor")
+    busy = value("latency_075", "cpu_machine")
     bound = lower_bound("latency_075")
     row("latency", f"p50 / p99 at 0.75× ingest-new's closed-loop rate ({fmt(offered)} events/s, open loop)",
         f"{bound}{fmt(p50)} / {bound}{fmt(p99)} ms",
@@ -361,7 +362,7 @@ if present("scale"):
     p99, _, _ = median("scale", "lateness_p99")
     t99, _, _ = median("scale", "timer_p99")
     fired, _, _ = median("scale", "fired")
-    step_rate, _, _ = median("scale", "step_rate")
+    step_rate = value("scale", "step_rate")
     due = f"due at {fmt(step_rate)}/s" if step_rate else "due as fast as they were opened"
     # Issue 44: p99 ≤ 1 s with a million open, ≤ 250 ms with 100,000 (and fewer).
     bound = 1000 if (n_open or 0) >= 1000000 else 250
@@ -372,7 +373,7 @@ if present("scale"):
     offered, _, _ = median("scale", "ingest_offered")
     achieved, _, _ = median("scale", "ingest_achieved")
     i99, _, _ = median("scale", "ingest_p99")
-    busy, _, _ = median("scale", "cpu_machine")
+    busy = value("scale", "cpu_machine")
     if offered is not None:
         row("scale", "ingest beside the steps: events/s, p99 (open loop); cores busy",
             f"{fmt(achieved)} of {fmt(offered)}/s, p99 {fmt(i99)} ms; machine {fmt(busy)} of "
