@@ -24,8 +24,8 @@ void configure(caf::actor_system_config& cfg) {
 
 node start_node(caf::actor_system& sys, const node_options& opts, wall_clock clock) {
   node n;
-  auto storage =
-      spawn_storage(sys, opts.database_url, opts.storage_workers, opts.detached_io);
+  auto storage = spawn_storage(sys, opts.database_url, opts.storage_workers,
+                               opts.detached_io, opts.commit_linger);
   n.storage = storage.router;
   n.triggers = storage.triggers;
   n.d.storage = n.storage;

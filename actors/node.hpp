@@ -21,7 +21,8 @@ struct node_options {
   std::string node_id;
   size_t storage_workers = 4; // database connections, half of them the incident lane
   double lease_seconds = deps{}.lease_seconds;
-  bool detached_io = true; // false in tests: everything runs on the test scheduler
+  bool detached_io = true;        // false in tests: everything runs on the test scheduler
+  caf::timespan commit_linger{0}; // belay serve: storage_commit_linger
   // Per channel: threads making its blocking transport calls.
   size_t senders = delivery_options{}.concurrency;
   double claim_lease_seconds = delivery_options{}.claim_lease_seconds;

@@ -32,7 +32,8 @@ void watch(router_ptr self) {
 // registry before any trigger can reach it).
 void replace_worker(router_ptr self, const caf::actor_addr& dead) {
   auto& st = self->state;
-  auto fresh = spawn_storage_worker(self->system(), st.url, st.detached);
+  auto linger = st.lane_index.count(dead) > 0 ? st.linger : caf::timespan{0};
+  auto fresh = spawn_storage_worker(self->system(), st.url, st.detached, linger);
   self->monitor(fresh);
   if (auto it = st.lane_index.find(dead); it != st.lane_index.end()) {
     auto i = it->second;
@@ -114,11 +115,12 @@ size_t recheck_worker(int64_t org_id, size_t turn, size_t workers) {
 }
 
 storage_router_actor::behavior_type
-storage_router(router_ptr self, std::string url, bool detached, trigger_lane lane,
-               std::vector<storage_worker_actor> others) {
+storage_router(router_ptr self, std::string url, bool detached, caf::timespan linger,
+               trigger_lane lane, std::vector<storage_worker_actor> others) {
   auto& st = self->state;
   st.url = std::move(url);
   st.detached = detached;
+  st.linger = linger;
   st.lane = std::move(lane);
   st.others_are_lane = others.empty();
   st.others = st.others_are_lane ? st.lane.workers() : std::move(others);
@@ -160,13 +162,20 @@ storage_router(router_ptr self, std::string url, bool detached, trigger_lane lan
 }
 
 storage_actors spawn_storage(caf::actor_system& sys, const std::string& database_url,
-                             size_t workers, bool detached) {
+                             size_t workers, bool detached, caf::timespan linger) {
+  auto n = std::max<size_t>(workers, 1);
+  auto lane_size = incident_lane_size(n);
+  // Only a lane of its own lingers: the other lane's claims and re-checks are chains of
+  // waits (a page goes once its re-check answered), and 1 ms more on each cut the drain
+  // by a fifth (bench/JOURNAL.md, 6 December, eleventh session).
+  auto lane_linger = lane_size < n ? linger : caf::timespan{0};
   std::vector<storage_worker_actor> all;
-  for (size_t i = 0; i < std::max<size_t>(workers, 1); ++i)
-    all.push_back(spawn_storage_worker(sys, database_url, detached));
-  auto half = all.begin() + incident_lane_size(all.size());
+  for (size_t i = 0; i < n; ++i)
+    all.push_back(spawn_storage_worker(sys, database_url, detached,
+                                       i < lane_size ? lane_linger : caf::timespan{0}));
+  auto half = all.begin() + static_cast<long>(lane_size);
   trigger_lane lane{{all.begin(), half}};
-  auto router = sys.spawn(storage_router, database_url, detached, lane,
+  auto router = sys.spawn(storage_router, database_url, detached, lane_linger, lane,
                           std::vector<storage_worker_actor>{half, all.end()});
   return {router, lane};
 }

@@ -22,7 +22,8 @@ struct storage_router_state {
   static inline const char* name = "storage router";
   std::string url;
   bool detached = false;
-  trigger_lane lane;                        // shared with every caller of triggers
+  caf::timespan linger{0}; // the incident lane's workers' (storage_worker_state::linger)
+  trigger_lane lane;       // shared with every caller of triggers
   std::vector<storage_worker_actor> others; // the other lane; may be the incident lane
   bool others_are_lane = false;
   size_t next = 0;
@@ -38,7 +39,7 @@ size_t recheck_worker(int64_t org_id, size_t turn, size_t workers);
 
 storage_router_actor::behavior_type
 storage_router(storage_router_actor::stateful_pointer<storage_router_state> self,
-               std::string url, bool detached, trigger_lane lane,
+               std::string url, bool detached, caf::timespan linger, trigger_lane lane,
                std::vector<storage_worker_actor> others);
 
 struct storage_actors {
@@ -47,8 +48,10 @@ struct storage_actors {
 };
 
 // `workers` workers on connections to `database_url` (half of them the incident lane:
-// incident_lane_size), detached or not, and their router.
+// incident_lane_size), detached or not, the incident lane lingering `linger` before a
+// commit when it is a lane of its own, and their
+// router.
 storage_actors spawn_storage(caf::actor_system& sys, const std::string& database_url,
-                             size_t workers, bool detached);
+                             size_t workers, bool detached, caf::timespan linger = {});
 
 } // namespace belay

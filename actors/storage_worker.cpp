@@ -293,12 +293,17 @@ void run_batch(worker_ptr self, batch& b) {
     b.jobs[i].promise.deliver(std::move(results[i]));
 }
 
-// Everything already in the mailbox is queued before the commit it asked for arrives.
+// Everything already in the mailbox is queued before the commit it asked for arrives,
+// and with a linger, whatever arrives until it is over.
 void commit_soon(worker_ptr self) {
-  if (!self->state.commit_pending) {
-    self->state.commit_pending = true;
+  auto& st = self->state;
+  if (st.commit_pending)
+    return;
+  st.commit_pending = true;
+  if (st.linger.count() > 0)
+    self->delayed_send(self, st.linger, atom::commit_v);
+  else
     self->send(self, atom::commit_v);
-  }
 }
 
 void commit(worker_ptr self) {
@@ -418,8 +423,10 @@ struct operation_handler<Lane, Atom, Reply(Args...)> {
 
 } // namespace
 
-storage_worker_actor::behavior_type storage_worker(worker_ptr self, std::string url) {
+storage_worker_actor::behavior_type storage_worker(worker_ptr self, std::string url,
+                                                   caf::timespan linger) {
   self->state.url = std::move(url);
+  self->state.linger = linger;
   // A bug (any exception but a database error) ends the worker, and its router starts
   // another. Nobody waits for ever meanwhile: every request it held fails now.
   self->set_exception_handler([self](std::exception_ptr& ptr) -> caf::error {
@@ -461,9 +468,9 @@ storage_worker_actor::behavior_type storage_worker(worker_ptr self, std::string 
 }
 
 storage_worker_actor spawn_storage_worker(caf::actor_system& sys, const std::string& url,
-                                          bool detached) {
-  return detached ? sys.spawn<caf::detached>(storage_worker, url)
-                  : sys.spawn(storage_worker, url);
+                                          bool detached, caf::timespan linger) {
+  return detached ? sys.spawn<caf::detached>(storage_worker, url, linger)
+                  : sys.spawn(storage_worker, url, linger);
 }
 
 } // namespace belay

@@ -34,6 +34,9 @@ struct storage_worker_state {
   batch queued;
   batch running; // the batch being written now (failed whole if the worker dies)
   bool commit_pending = false;
+  // How long the first operation to reach an idle worker waits for others to join its
+  // commit (storage_commit_linger); zero writes it at once.
+  caf::timespan linger{0};
   // Why the last attempt to connect failed, within the batches being written now: they
   // fail at once rather than each waiting for its own connect timeout.
   std::optional<std::string> unreachable;
@@ -43,12 +46,23 @@ struct storage_worker_state {
   storage::trigger_hints hints; // which trigger statement to try first
 };
 
+// What belay serve gives the incident lane's workers as their linger (spawn_storage).
+// Below the closed-loop rate a commit carries one event or a few (1.7 at 1,600
+// events/s, 4.7 at 4,200/s), and the trigger statement costs PostgreSQL ~350 µs however
+// few it carries. Waiting 1 ms for company took PostgreSQL from 0.58 to 0.52 cores at
+// 4,200/s and from 0.64 to 0.55 in the closed loop, and the p99 at 4,200/s from 171 to 78
+// ms (medians of 3 interleaved rounds; 2 ms: 74 ms, but ingest-new 7% lower by median),
+// for 1 ms more on a lone request (bench/JOURNAL.md, 6 December, eleventh session). Tests
+// keep zero: on the simulated clock a linger would wait for the test to advance time.
+inline constexpr caf::timespan storage_commit_linger = std::chrono::milliseconds{1};
+
 storage_worker_actor::behavior_type
 storage_worker(storage_worker_actor::stateful_pointer<storage_worker_state> self,
-               std::string url);
+               std::string url, caf::timespan linger);
 
-// A worker on a connection to `url`, on a thread of its own if `detached`.
+// A worker on a connection to `url`, on a thread of its own if `detached`, whose first
+// operation after a commit waits `linger` for others to join it.
 storage_worker_actor spawn_storage_worker(caf::actor_system& sys, const std::string& url,
-                                          bool detached);
+                                          bool detached, caf::timespan linger = {});
 
 } // namespace belay

@@ -2,6 +2,7 @@
 #include "actors/actors.hpp"
 #include "actors/clock.hpp"
 #include "actors/node.hpp"
+#include "actors/storage_worker.hpp"
 #include "actors/transport/transport.hpp"
 #include "actors/watchdog.hpp"
 #include "config/settings.hpp"
@@ -250,6 +251,7 @@ int serve(const belay::settings& s) {
   opts.database_url = s.database_url;
   opts.node_id = s.node_id;
   opts.storage_workers = static_cast<size_t>(s.db_connections);
+  opts.commit_linger = belay::storage_commit_linger;
   opts.lease_seconds = s.lease_seconds;
   opts.senders = static_cast<size_t>(s.senders);
   opts.claim_lease_seconds = s.claim_lease_seconds;

@@ -52,10 +52,10 @@ struct trigger_fixture {
   std::shared_ptr<registry_log> told = std::make_shared<registry_log>();
   caf::actor registry;
 
-  trigger_fixture() {
+  explicit trigger_fixture(caf::timespan linger = {}) {
     db.provision(test::ladder_org());
     org = db.org_id("acme");
-    storage = spawn_storage(s.sys, db.url(), 1, false);
+    storage = spawn_storage(s.sys, db.url(), 1, false, linger);
     registry = s.sys.spawn(registry_stand_in, told);
     caf::anon_send(
         storage.triggers.worker_for(0), atom::join_lane_v,
@@ -70,6 +70,13 @@ struct trigger_fixture {
   // Each caller, once answered, asks the registry whether it knows the new incident yet,
   // as an acknowledge sent after a 201 would.
   std::shared_ptr<outcome> trigger_all(std::vector<trigger_command> commands) {
+    auto result = send_all(std::move(commands));
+    s.run();
+    return result;
+  }
+
+  // Queues `commands` in one go and runs nothing yet; the answers count as they come.
+  std::shared_ptr<outcome> send_all(std::vector<trigger_command> commands) {
     auto result = std::make_shared<outcome>();
     s.sys.spawn(
         [result, commands](caf::event_based_actor* self, storage_worker_actor worker,
@@ -85,8 +92,11 @@ struct trigger_fixture {
                     [result](caf::error&) { ++result->failed; });
         },
         storage.triggers.worker_for(0), registry);
-    s.run();
     return result;
+  }
+
+  int64_t incidents() {
+    return db.sql().exec("SELECT count(*) FROM incident").int64(0, 0);
   }
 };
 
@@ -150,6 +160,40 @@ TEST_CASE_METHOD(trigger_fixture, "a batch of triggers is one statement") {
   // All fifty rows were written by one transaction: one statement, one commit.
   auto r = db.sql().exec("SELECT count(DISTINCT xmin::text) FROM incident");
   CHECK(r.int64(0, 0) == 1);
+}
+
+TEST_CASE(
+    "a worker's linger lets operations arriving behind the first share its commit") {
+  trigger_fixture f{std::chrono::milliseconds{5}};
+  auto first = f.send_all({{f.org, "first", "t", "critical", "default"}});
+  f.s.run();
+  CHECK(f.incidents() == 0); // waiting for company, not written, not answered
+  CHECK(first->ok == 0);
+  f.s.advance(std::chrono::milliseconds{3});
+  auto second = f.send_all({{f.org, "second", "t", "critical", "default"}});
+  f.s.run();
+  CHECK(f.incidents() == 0);
+  f.s.advance(std::chrono::milliseconds{2}); // the first's linger is over: both go
+  CHECK(first->ok == 1);
+  CHECK(second->ok == 1);
+  CHECK(f.db.sql().exec("SELECT count(DISTINCT xmin::text) FROM incident").int64(0, 0) ==
+        1);
+  // The next operation lingers anew: written 5 ms after it came, not at once.
+  auto third = f.send_all({{f.org, "third", "t", "critical", "default"}});
+  f.s.run();
+  f.s.advance(std::chrono::milliseconds{4});
+  CHECK(third->ok == 0);
+  f.s.advance(std::chrono::milliseconds{1});
+  CHECK(third->ok == 1);
+  CHECK(f.incidents() == 3);
+}
+
+TEST_CASE_METHOD(trigger_fixture,
+                 "without a linger, a lone operation is written at once") {
+  auto lone = send_all({{org, "lone", "t", "critical", "default"}});
+  s.run(); // no time passes
+  CHECK(lone->ok == 1);
+  CHECK(incidents() == 1);
 }
 
 TEST_CASE_METHOD(
