@@ -49,8 +49,7 @@ struct storage_actors {
 
 // `workers` workers on connections to `database_url` (half of them the incident lane:
 // incident_lane_size), detached or not, the incident lane lingering `linger` before a
-// commit when it is a lane of its own, and their
-// router.
+// commit when it is a lane of its own, and their router.
 storage_actors spawn_storage(caf::actor_system& sys, const std::string& database_url,
                              size_t workers, bool detached, caf::timespan linger = {});
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "storage/db.hpp"
+#include "storage/incidents.hpp"
 
 #include <atomic>
 #include <chrono>
@@ -11,6 +12,7 @@
 #include <initializer_list>
 #include <iostream>
 #include <map>
+#include <random>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -40,6 +42,27 @@ inline micros wall_now() {
   using namespace std::chrono;
   return duration_cast<microseconds>(system_clock::now().time_since_epoch()).count();
 }
+
+// A trigger as a storage worker receives it: stamped now, with the lease its incident's
+// owner takes if it opens one.
+inline storage::trigger_event stamped(trigger_command cmd, const char* owner) {
+  storage::trigger_event e;
+  e.cmd = std::move(cmd);
+  e.at = wall_now();
+  e.owner = {owner, e.at + 30'000'000};
+  return e;
+}
+
+// The marks of one writer's trigger batches, as a storage worker keeps them: a fresh
+// id each, naming the last one that committed.
+struct mark_sequence {
+  std::mt19937_64 ids{std::random_device{}()};
+  int64_t last = 0;
+  storage::trigger_mark next(micros at) {
+    return {static_cast<int64_t>(ids() >> 1) | 1, at, last};
+  }
+  void committed(const storage::trigger_mark& m) { last = m.id; }
+};
 
 // The provisioned org's id; throws when there is none.
 inline int64_t org_id(const std::string& url, const std::string& name) {

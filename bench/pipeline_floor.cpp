@@ -1,12 +1,12 @@
 // The pipeline floor of scripts/bench: the least any server that group-commits can do for
 // an event over HTTP, on this machine. cpp-httplib with belay's server settings (as
-// bench/http_floor.cpp) parses each POST's JSON and hands the event to the incident
-// lane's writer threads (as many as belay has for --db-connections); a writer takes
-// everything handed to it so far, writes it with belay's own trigger statement in one
-// durable commit (storage::upsert_triggers, as bench/storage_floor.cpp) and wakes each
-// request's thread, which answers 201. Two thread hand-offs an event and nothing else: no
-// actors, no registry, no timers. Whatever belay spends above this is its shape and its
-// features.
+// bench/http_floor.cpp) parses each POST as belay does (protocol::parse_trigger_request)
+// and hands the event to the incident lane's writer threads (as many as belay has for
+// --db-connections); a writer takes everything handed to it so far, writes it with
+// belay's own trigger statement in one durable commit (storage::upsert_triggers, as
+// bench/storage_floor.cpp) and wakes each request's thread, which answers 201. Two thread
+// hand-offs an event and nothing else: no actors, no registry, no timers. Whatever belay
+// spends above this is its shape and its features.
 //
 //   belay_pipeline_floor --database-url URL [--port 18405] [--threads 64]
 //                        [--db-connections 4] [--org bench]
@@ -14,18 +14,17 @@
 #include "actors/trigger_lane.hpp"
 #include "bench/belay_like_server.hpp"
 #include "bench/floor.hpp"
+#include "protocol/incident_request.hpp"
 #include "storage/db.hpp"
 #include "storage/incidents.hpp"
 
 #include <condition_variable>
 #include <cstdio>
+#include <cstdlib>
 #include <future>
 #include <httplib.h>
 #include <mutex>
-#include <random>
-#include <rapidjson/document.h>
 #include <string>
-#include <sys/socket.h>
 #include <vector>
 
 namespace {
@@ -44,11 +43,10 @@ struct writer_queue {
   std::vector<handed_event*> waiting;
 };
 
-void write_forever(const std::string& url, writer_queue& l) {
+void write_forever(const std::string& url, writer_queue& l) try {
   storage::connection c{url};
   storage::trigger_hints hints;
-  std::mt19937_64 mark_ids{std::random_device{}()};
-  int64_t last_mark = 0;
+  bench::mark_sequence marks;
   for (;;) {
     std::vector<handed_event*> taken;
     {
@@ -59,13 +57,12 @@ void write_forever(const std::string& url, writer_queue& l) {
     std::vector<storage::trigger_event> batch;
     for (auto* h : taken)
       batch.push_back(h->event);
-    storage::trigger_mark mark{static_cast<int64_t>(mark_ids() >> 1) | 1,
-                               batch.front().at, last_mark};
+    auto mark = marks.next(batch.front().at);
     bool ok = true;
     try {
       for (auto& r : storage::upsert_triggers(c, batch, mark, hints))
         ok = ok && r.code == reply_code::ok;
-      last_mark = mark.id;
+      marks.committed(mark);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "belay_pipeline_floor: %s\n", e.what());
       ok = false;
@@ -73,26 +70,21 @@ void write_forever(const std::string& url, writer_queue& l) {
     for (auto* h : taken)
       h->written.set_value(ok);
   }
+} catch (const std::exception& e) { // the connection: no floor without it
+  std::fprintf(stderr, "belay_pipeline_floor: %s\n", e.what());
+  std::exit(1);
 }
 
-// The event of a body bench/wrk_new.lua sends, as belay's handler makes it; false when
-// the body is not one.
+// The event of a POST body, parsed as belay's handler parses it; false when belay would
+// refuse it.
 bool parse_event(const std::string& body, int64_t org_id, storage::trigger_event& e) {
-  rapidjson::Document d;
-  d.Parse(body.data(), body.size());
-  if (d.HasParseError() || !d.IsObject() || !d.HasMember("dedupKey") ||
-      !d["dedupKey"].IsString() || !d.HasMember("policy") || !d["policy"].IsString())
+  auto parsed = protocol::parse_trigger_request(body);
+  auto* t = std::get_if<0>(&parsed);
+  if (!t)
     return false;
-  e.cmd.org_id = org_id;
-  e.cmd.dedup_key = d["dedupKey"].GetString();
-  e.cmd.title =
-      d.HasMember("title") && d["title"].IsString() ? d["title"].GetString() : "";
-  e.cmd.policy = d["policy"].GetString();
-  if (d.HasMember("severity") && d["severity"].IsString())
-    e.cmd.severity = d["severity"].GetString();
-  e.cmd.payload_json = body;
-  e.at = bench::wall_now();
-  e.owner = {"pipeline-floor", e.at + 30'000'000};
+  e = bench::stamped({org_id, t->dedup_key, t->title, t->severity, t->policy,
+                      t->details_json, t->payload_json, false},
+                     "pipeline-floor");
   return true;
 }
 

@@ -31,7 +31,6 @@
 #include <iostream>
 #include <map>
 #include <mutex>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -89,16 +88,14 @@ options parse(int argc, char** argv) {
 
 // The event bench/wrk_new.lua or wrk_dup.lua would send, as the HTTP handler makes it.
 storage::trigger_event event(const options& o, int64_t org_id, const std::string& key) {
-  storage::trigger_event e;
-  e.cmd.org_id = org_id;
-  e.cmd.dedup_key = key;
-  e.cmd.title = "bench " + key;
-  e.cmd.policy = o.policy;
-  e.cmd.payload_json = R"({"dedupKey":")" + key + R"(","title":"bench )" + key +
-                       R"(","policy":")" + o.policy + R"(","severity":"critical"})";
-  e.at = bench::wall_now();
-  e.owner = {"storage-floor", e.at + 30'000'000};
-  return e;
+  trigger_command cmd;
+  cmd.org_id = org_id;
+  cmd.dedup_key = key;
+  cmd.title = "bench " + key;
+  cmd.policy = o.policy;
+  cmd.payload_json = R"({"dedupKey":")" + key + R"(","title":"bench )" + key +
+                     R"(","policy":")" + o.policy + R"(","severity":"critical"})";
+  return bench::stamped(std::move(cmd), "storage-floor");
 }
 
 // The open loop's schedule: the times events came due, not yet taken by a worker, and the
@@ -153,8 +150,7 @@ void work(const options& o, int64_t org_id, int id, steady::time_point deadline,
       std::max(1, hot_keys / o.threads); // this worker's: id, id + threads, …
   int64_t n = 0;
   storage::trigger_hints hints;
-  std::mt19937_64 mark_ids{std::random_device{}()};
-  int64_t last_mark = 0;
+  bench::mark_sequence marks;
   while (open_loop || steady::now() < deadline) {
     std::vector<steady::time_point> due;
     if (open_loop) {
@@ -170,13 +166,12 @@ void work(const options& o, int64_t org_id, int id, steady::time_point deadline,
               : o.prefix + "-hot-" + std::to_string(id + o.threads * (n % keys_each));
       b.push_back(event(o, org_id, key));
     }
-    storage::trigger_mark mark{static_cast<int64_t>(mark_ids() >> 1) | 1, b.front().at,
-                               last_mark};
+    auto mark = marks.next(b.front().at);
     for (auto& r : storage::upsert_triggers(c, b, mark, hints))
       if (r.code != reply_code::ok)
         throw std::runtime_error("a trigger was not written (is policy '" + o.policy +
                                  "' provisioned?)");
-    last_mark = mark.id;
+    marks.committed(mark);
     events += static_cast<int64_t>(b.size());
     ++statements;
     if (open_loop) {
