@@ -51,7 +51,8 @@ struct storage_worker_state {
 // events/s, 4.7 at 4,200/s), and the trigger statement costs PostgreSQL ~350 µs however
 // few it carries. Waiting 1 ms for company took PostgreSQL from 0.58 to 0.52 cores at
 // 4,200/s and from 0.64 to 0.55 in the closed loop, and the p99 at 4,200/s from 171 to 78
-// ms (medians of 3 interleaved rounds; 2 ms: 74 ms, but ingest-new 7% lower by median),
+// ms (medians of 3 interleaved rounds with every worker lingering; 2 ms: 74 ms, but
+// ingest-new 7% lower by median; the incident lane alone: PostgreSQL −10% in ingest-new),
 // for 1 ms more on a lone request (bench/JOURNAL.md, 6 December, eleventh session). Tests
 // keep zero: on the simulated clock a linger would wait for the test to advance time.
 inline constexpr caf::timespan storage_commit_linger = std::chrono::milliseconds{1};
