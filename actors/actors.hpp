@@ -114,7 +114,8 @@ using dispatcher_actor = caf::typed_actor<
     // The views of the org's channel actors.
     caf::replies_to<atom::views, int64_t>::with<std::vector<channel_view>>,
     // A dead letter's recipient gets a fresh delivery (org, dead letter).
-    caf::replies_to<atom::replay, int64_t, int64_t>::with<storage::replay_result>,
+    caf::replies_to<atom::replay, int64_t, int64_t,
+                    attribution>::with<storage::replay_result>,
     // The channel actors as they are now (tests of supervision).
     caf::replies_to<atom::children>::with<std::vector<channel_actor>>>;
 

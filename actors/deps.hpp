@@ -23,6 +23,9 @@ struct deps {
   // Resolved incidents older than this are deleted, a batch a minute, by the sweep
   // (docs/guarantees.md#retention); 0: kept for ever.
   double retention_days = 90;
+  // Audit log rows older than this are deleted with the same sweep
+  // (docs/security.md#audit-log); 0: kept for ever.
+  double audit_retention_days = 400;
   caf::timespan db_retry = std::chrono::seconds{1}; // back-off after a storage error
   // How often an incident held by a maintenance window asks whether the window ended
   // early (deleted, on any node); at its end it asks at once

@@ -167,11 +167,12 @@ dispatcher_actor::behavior_type dispatcher(self_ptr self, dispatcher_options opt
                 });
         self->delayed_send(self, self->state.opts.poll_interval, atom::poll_tick_v);
       },
-      [self](atom::replay, int64_t org,
-             int64_t dead_letter) -> caf::result<storage::replay_result> {
+      [self](atom::replay, int64_t org, int64_t dead_letter,
+             attribution& who) -> caf::result<storage::replay_result> {
         auto rp = self->make_response_promise<storage::replay_result>();
         self->request(self->state.d.storage, self->state.d.request_timeout,
-                      atom::replay_dead_letter_v, org, dead_letter, now(self))
+                      atom::replay_dead_letter_v, org, dead_letter, now(self),
+                      std::move(who))
             .then(
                 [self, rp, org](storage::replay_result& r) mutable {
                   if (r.code == reply_code::ok)

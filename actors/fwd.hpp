@@ -36,6 +36,7 @@ namespace belay {
 struct trigger_command;
 struct trigger_reply;
 struct transition_command;
+struct attribution;
 struct transition_reply;
 enum class reply_code;
 struct incident_view;
@@ -155,6 +156,7 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::trigger_command)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::trigger_reply)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::transition_command)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::transition_reply)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::attribution)
 
 // Records and views (protocol/model.hpp, protocol/views.hpp).
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::incident_record)

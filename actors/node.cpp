@@ -36,6 +36,7 @@ node start_node(caf::actor_system& sys, const node_options& opts, wall_clock clo
   n.d.request_timeout = opts.request_timeout;
   n.d.adopt_page_size = std::max(1, opts.adopt_page_size);
   n.d.retention_days = opts.retention_days;
+  n.d.audit_retention_days = opts.audit_retention_days;
   n.d.answers = std::make_shared<const transport::answer_links>(opts.answers);
   dispatcher_options dopts;
   dopts.delivery.claim_lease_seconds = opts.claim_lease_seconds;

@@ -39,6 +39,7 @@ struct node_options {
       std::chrono::duration<double>{storage::listener_timing{}.grace}.count();
   // Resolved incidents older are deleted by the sweep; 0: never.
   double retention_days = deps{}.retention_days;
+  double audit_retention_days = deps{}.audit_retention_days;
   // The public URL and signing secret of the links in every page
   // (docs/guarantees.md#answering-the-page); without a secret pages carry no link.
   transport::answer_links answers;

@@ -249,6 +249,10 @@ void sweep(self_ptr self) {
     req.resolved_before = at - static_cast<micros>(d.retention_days * 86'400e6);
     req.retention_batch = retention_batch;
   }
+  if (d.audit_retention_days > 0 && at - st.audit_retained_at >= retention_interval) {
+    st.audit_retained_at = at;
+    req.audit_before = at - static_cast<micros>(d.audit_retention_days * 86'400e6);
+  }
   sweep_page(self, std::move(req), 0);
 }
 
@@ -288,6 +292,7 @@ void sweep_page(self_ptr self, storage::orphan_sweep req, uint64_t adopted) {
                           req.held.size() > passed && adopted < orphans_per_sweep;
             if (hidden && !st.stopping) {
               req.resolved_before = 0; // retention ran with the first pass
+              req.audit_before = 0;
               return sweep_page(self, std::move(req), adopted);
             }
             st.lagging = std::move(req.held);

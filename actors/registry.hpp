@@ -35,8 +35,9 @@ struct registry_state {
   std::vector<incident_actor> to_exit;
   size_t exit_next = 0;
   caf::error exit_reason;
-  bool renewing = false;  // the lease renewal runs from the first adoption on
-  micros retained_at = 0; // the last sweep that ran a retention pass
+  bool renewing = false;        // the lease renewal runs from the first adoption on
+  micros retained_at = 0;       // the last sweep that ran a retention pass
+  micros audit_retained_at = 0; // … and one of the audit log's
   // Held incidents the last orphan sweep found overdue: the next one passes them over.
   std::vector<int64_t> lagging;
   std::shared_ptr<const deps> d; // shared with every incident actor it spawns

@@ -89,6 +89,12 @@ const std::vector<setting_info>& setting_table() {
       {"retention-days", "BELAY_RETENTION_DAYS", text(d.retention_days),
        "resolved incidents older than this are deleted, with their timelines, "
        "deliveries and dead letters"},
+      {"audit-retention-days", "BELAY_AUDIT_RETENTION_DAYS", text(d.audit_retention_days),
+       "audit log rows older than this are deleted (docs/security.md#audit-log); "
+       "`belay audit verify` checks the chain from the oldest kept"},
+      {"session-hours", "BELAY_SESSION_HOURS", text(d.session_hours),
+       "a signed-in session ends this long after its last use (and 7 days after it "
+       "began, whatever its use)"},
       {"public-url", "BELAY_PUBLIC_URL", "http://<listen>:<port>",
        "the base of the answer links in every page (/a/<token>) and of the URLs Twilio "
        "signs for SMS and voice replies"},
@@ -206,7 +212,25 @@ void apply(settings& s, const std::string& key, const std::string& value,
     s.allowed_target_networks = value;
   } else if (key == "retention-days")
     s.retention_days = to_int(name, value, 1);
-  else if (key == "public-url") {
+  else if (key == "audit-retention-days")
+    s.audit_retention_days = to_int(name, value, 1);
+  else if (key == "session-hours") {
+    double hours = 0;
+    try {
+      size_t used = 0;
+      hours = std::stod(value, &used);
+      if (used != value.size())
+        hours = 0;
+    } catch (const std::exception&) {
+    }
+    if (!(hours > 0) || hours > 168)
+      throw std::invalid_argument(name +
+                                  ": expected a number of hours above 0 and at "
+                                  "most 168 (a session's absolute limit is 7 "
+                                  "days), got '" +
+                                  value + "'");
+    s.session_hours = hours;
+  } else if (key == "public-url") {
     if (value.rfind("http://", 0) != 0 && value.rfind("https://", 0) != 0)
       throw std::invalid_argument(name + ": expected an http:// or https:// URL, got '" +
                                   value + "'");

@@ -44,6 +44,9 @@ struct settings {
       static_cast<int>(key_store_options{}.api_rate_per_minute);
   std::string allowed_target_networks; // validated CIDR list (protocol/network.hpp)
   int retention_days = static_cast<int>(node_options{}.retention_days);
+  int audit_retention_days = static_cast<int>(node_options{}.audit_retention_days);
+  double session_hours =
+      static_cast<double>(key_store_options{}.session_idle) / 3'600'000'000.0;
   std::string public_url;     // empty: http://<listen>:<port> (public_url_of)
   std::string signing_secret; // empty: the one stored in the database
 

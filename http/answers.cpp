@@ -78,16 +78,20 @@ struct answered {
 
 // Sends an answer's transition through the registry, as the API does (the same path
 // tells the node holding the incident at once); nullopt when no answer came.
-std::optional<transition_reply> send_transition(api& a, const transition_command& cmd) {
+// The audit log records the address the answer came from (docs/security.md#audit-log).
+std::optional<transition_reply> send_transition(api& a, const httplib::Request& req,
+                                                transition_command cmd) {
+  cmd.source_ip = req.remote_addr;
   httplib::Response
       scratch; // ask() writes its JSON 503 here; callers answer in their way
   return ask<transition_reply>(a, a.registry, scratch, atom::transition_v, cmd);
 }
 
-answered answer(api& a, int64_t org, const incident_record& incident,
-                protocol::answer_action action, const std::string& by, const char* via) {
-  auto r =
-      send_transition(a, protocol::answer_command(org, incident.id, action, by, via));
+answered answer(api& a, const httplib::Request& req, int64_t org,
+                const incident_record& incident, protocol::answer_action action,
+                const std::string& by, const char* via) {
+  auto r = send_transition(a, req,
+                           protocol::answer_command(org, incident.id, action, by, via));
   auto outcome = protocol::outcome_of(action, r);
   if (outcome == protocol::answer_outcome::unavailable)
     return {outcome, incident};
@@ -127,13 +131,14 @@ resolve_bundle_token(api& a, storage::connection& conn, const std::string& token
 
 // Answers every incident of the bundle still open (or only `only`), one transition
 // each, as the person answering: by/via recorded on each incident.
-protocol::answer_all_tally answer_all(api& a, const storage::answered_bundle& b,
+protocol::answer_all_tally answer_all(api& a, const httplib::Request& req,
+                                      const storage::answered_bundle& b,
                                       protocol::answer_action action,
                                       const std::string& by, const char* via,
                                       std::optional<int64_t> only = std::nullopt) {
   return protocol::answer_all(
       b.org_id, b.incidents, action, by, via, only,
-      [&a](const transition_command& cmd) { return send_transition(a, cmd); });
+      [&a, &req](const transition_command& cmd) { return send_transition(a, req, cmd); });
 }
 
 // POST /a/<bundle token>: action=ack|resolve on all still open, or with incident=<id>
@@ -164,7 +169,7 @@ void post_bundle_page(api& a, const httplib::Request& req, httplib::Response& re
                           protocol::answer_outcome_text(
                               protocol::answer_outcome::not_understood, {}, b.person),
                           true));
-  auto tally = answer_all(a, b, *action, b.person, "link", only);
+  auto tally = answer_all(a, req, b, *action, b.person, "link", only);
   std::optional<storage::answered_bundle> after;
   {
     auto conn = a.db.acquire();
@@ -216,7 +221,7 @@ void post_answer_page(api& a, const httplib::Request& req, httplib::Response& re
         protocol::render_answer_confirmation(
             target->incident, person, protocol::answer_outcome::not_understood, person));
   auto done =
-      answer(a, target->delivery.org_id, target->incident, *action, person, "link");
+      answer(a, req, target->delivery.org_id, target->incident, *action, person, "link");
   reply_html(
       res, done.outcome == protocol::answer_outcome::unavailable ? 503 : 200,
       protocol::render_answer_confirmation(done.incident, person, done.outcome, person));
@@ -271,7 +276,7 @@ void twilio_sms(api& a, const httplib::Request& req, httplib::Response& res) {
       storage::release_message(*a.db.acquire(), channel->org_id, sid);
   };
   if (bundle) {
-    auto tally = answer_all(a, *bundle, command->action, bundle->person, "sms");
+    auto tally = answer_all(a, req, *bundle, command->action, bundle->person, "sms");
     forget_if_unanswered(tally.unavailable > 0 && tally.changed == 0);
     return reply_twiml(res, protocol::render_twiml_message(protocol::answer_all_text(
                                 command->action, tally, bundle->person)));
@@ -284,8 +289,8 @@ void twilio_sms(api& a, const httplib::Request& req, httplib::Response& res) {
                            command->incident_id
                                ? protocol::sms_incident_not_paged(*command->incident_id)
                                : std::string{protocol::sms_nothing_to_answer}));
-  auto done =
-      answer(a, channel->org_id, paged->incident, command->action, paged->person, "sms");
+  auto done = answer(a, req, channel->org_id, paged->incident, command->action,
+                     paged->person, "sms");
   forget_if_unanswered(done.outcome == protocol::answer_outcome::unavailable);
   reply_twiml(res, protocol::render_twiml_message(protocol::sms_outcome_text(
                        done.outcome, done.incident, paged->person)));
@@ -318,7 +323,7 @@ void twilio_voice(api& a, const httplib::Request& req, httplib::Response& res) {
     if (!action)
       return reply_twiml(res, protocol::render_twiml_say("Not understood. Nothing was "
                                                          "recorded."));
-    auto tally = answer_all(a, *bundle, *action, bundle->person, "voice");
+    auto tally = answer_all(a, req, *bundle, *action, bundle->person, "voice");
     return reply_twiml(res, protocol::render_twiml_say(protocol::answer_all_text(
                                 *action, tally, bundle->person)));
   }
@@ -334,7 +339,7 @@ void twilio_voice(api& a, const httplib::Request& req, httplib::Response& res) {
         res, protocol::render_twiml_say(protocol::answer_outcome_text(
                  protocol::answer_outcome::not_understood, target->incident, person)));
   auto done =
-      answer(a, target->delivery.org_id, target->incident, *action, person, "voice");
+      answer(a, req, target->delivery.org_id, target->incident, *action, person, "voice");
   reply_twiml(
       res, protocol::render_twiml_say(
                protocol::answer_outcome_text(done.outcome, done.incident, person) + "."));
@@ -371,7 +376,7 @@ void slack_actions(api& a, const httplib::Request& req, httplib::Response& res) 
       protocol::slack_signature_valid(
           channel->signing_secret, req.get_header_value("X-Slack-Request-Timestamp"),
           req.body, req.get_header_value("X-Slack-Signature"), now(a))) {
-    auto tally = answer_all(a, *bundle, click.action, click.by, "slack");
+    auto tally = answer_all(a, req, *bundle, click.action, click.by, "slack");
     res.status = tally.unavailable > 0 ? 503 : 200;
     return res.set_content(protocol::answer_all_text(click.action, tally, click.by),
                            "text/plain; charset=utf-8");
@@ -381,8 +386,8 @@ void slack_actions(api& a, const httplib::Request& req, httplib::Response& res) 
           channel->signing_secret, req.get_header_value("X-Slack-Request-Timestamp"),
           req.body, req.get_header_value("X-Slack-Signature"), now(a)))
     return forbidden(res);
-  auto done = answer(a, target->delivery.org_id, target->incident, click.action, click.by,
-                     "slack");
+  auto done = answer(a, req, target->delivery.org_id, target->incident, click.action,
+                     click.by, "slack");
   res.status = done.outcome == protocol::answer_outcome::unavailable ? 503 : 200;
   res.set_content(protocol::answer_outcome_text(done.outcome, done.incident, click.by),
                   "text/plain; charset=utf-8");

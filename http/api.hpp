@@ -65,6 +65,8 @@ void add_heartbeat_routes(routes& http, api& a);
 void add_maintenance_routes(routes& http, api& a);
 void add_change_routes(routes& http, api& a);
 void add_config_routes(routes& http, api& a);
+void add_sign_in_routes(routes& http, api& a);
+void add_audit_routes(routes& http, api& a);
 void add_openapi_routes(routes& http);
 
 // 512 KiB: larger bodies are refused with 413 before any handler runs.

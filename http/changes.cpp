@@ -27,15 +27,13 @@ void enqueue(api& a, const httplib::Request& req, httplib::Response& res) {
   reply_json(res, 202, protocol::render_change_accepted());
 }
 
-void list(api& a, const httplib::Request& req, httplib::Response& res) {
-  auto org = authenticate(a, req, res);
-  if (!org)
-    return;
+void list(api& a, const caller& who, const httplib::Request& req,
+          httplib::Response& res) {
   auto params = page_params(req, res, 50, 500);
   if (!params)
     return;
   auto conn = a.db.acquire();
-  auto page = storage::list_changes(*conn, *org, params->limit, params->after);
+  auto page = storage::list_changes(*conn, who.org_id, params->limit, params->after);
   std::optional<std::string> next;
   if (page.next_after)
     next = std::to_string(*page.next_after);
@@ -48,9 +46,10 @@ void add_change_routes(routes& http, api& a) {
   // The routing key is in the body: read first, then checked (as /v2/enqueue).
   http.Post("/v2/change/enqueue", [&a](const httplib::Request& req,
                                        httplib::Response& res) { enqueue(a, req, res); });
-  http.Get("/api/v1/changes", [&a](const httplib::Request& req, httplib::Response& res) {
-    list(a, req, res);
-  });
+  http.Get("/api/v1/changes", access::read,
+           [&a](const caller& c, const httplib::Request& req, httplib::Response& res) {
+             list(a, c, req, res);
+           });
 }
 
 } // namespace belay

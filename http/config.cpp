@@ -14,13 +14,11 @@ namespace {
 
 constexpr const char* org_path = "orgs[0]";
 
-void get_config(api& a, const httplib::Request& req, httplib::Response& res) {
-  auto org = authenticate(a, req, res);
-  if (!org)
-    return;
+void get_config(api& a, const caller& who, const httplib::Request&,
+                httplib::Response& res) {
   auto conn = a.db.acquire();
   reply_json(res, 200,
-             protocol::render_provisioning(storage::load_org_config(*conn, *org)));
+             protocol::render_provisioning(storage::load_org_config(*conn, who.org_id)));
 }
 
 // ?dryRun=true|false, or a 400 naming it.
@@ -72,10 +70,8 @@ std::optional<protocol::provisioned_org> own_org(protocol::provisioning& doc,
   return std::move(o);
 }
 
-void put_config(api& a, const httplib::Request& req, httplib::Response& res) {
-  auto org = authenticate(a, req, res);
-  if (!org)
-    return;
+void put_config(api& a, const caller& who, const httplib::Request& req,
+                httplib::Response& res) {
   auto dry_run = dry_run_param(req, res);
   if (!dry_run)
     return;
@@ -84,15 +80,25 @@ void put_config(api& a, const httplib::Request& req, httplib::Response& res) {
     return reply_error(res, *e);
   auto conn = a.db.acquire();
   auto o = own_org(std::get<protocol::provisioning>(parsed),
-                   storage::load_org_config(*conn, *org), res);
+                   storage::load_org_config(*conn, who.org_id), res);
   if (!o)
     return;
   try {
-    auto report = storage::apply_org_provisioning(*conn, *o, *dry_run);
+    storage::provision_audit audit{protocol::actor_of(who),
+                                   protocol::via_of(who),
+                                   who.source_ip,
+                                   "config.replace",
+                                   "",
+                                   now(a)};
+    auto report = storage::apply_org_provisioning(*conn, *o, *dry_run, audit);
     reply_json(res, 200,
                protocol::render_provision_changes(*dry_run, report.changed_rows,
                                                   report.changes));
   } catch (const storage::db_error& e) {
+    // A named key's "<set>" with no key of that name stored (checked before, unless
+    // another request removed it meanwhile).
+    if (e.sqlstate == "22023")
+      return reply_error(res, 400, "invalid_provisioning", e.what());
     // A key that another org already uses; which org is not told.
     if (e.sqlstate != "23505")
       throw;
@@ -101,17 +107,15 @@ void put_config(api& a, const httplib::Request& req, httplib::Response& res) {
   }
 }
 
-using handler = void (*)(api&, const httplib::Request&, httplib::Response&);
-
-route_handler route(api& a, handler h) {
-  return [&a, h](const httplib::Request& req, httplib::Response& res) { h(a, req, res); };
-}
-
 } // namespace
 
 void add_config_routes(routes& http, api& a) {
-  http.Get("/api/v1/config", route(a, get_config));
-  http.Put("/api/v1/config", route(a, put_config), api_key_check(a));
+  using R = const httplib::Request&;
+  using W = httplib::Response&;
+  http.Get("/api/v1/config", access::admin,
+           [&a](const caller& c, R req, W res) { get_config(a, c, req, res); });
+  http.Put("/api/v1/config", access::admin,
+           [&a](const caller& c, R req, W res) { put_config(a, c, req, res); });
 }
 
 } // namespace belay

@@ -9,32 +9,29 @@ namespace belay {
 
 namespace {
 
-void list(api& a, const httplib::Request& req, httplib::Response& res) {
-  auto org = authenticate(a, req, res);
-  if (!org)
-    return;
+void list(api& a, const caller& who, const httplib::Request& req,
+          httplib::Response& res) {
   // Newest first, 500 a page (as before cursors); ?after= takes the older ones.
   auto params = page_params(req, res, 500, 500);
   if (!params)
     return;
   auto conn = a.db.acquire();
-  auto page = storage::list_dead_letters(*conn, *org, params->after, params->limit);
+  auto page = storage::list_dead_letters(*conn, who.org_id, params->after, params->limit);
   std::optional<std::string> next;
   if (page.next_before)
     next = std::to_string(*page.next_before);
   reply_json(res, 200, protocol::render_dead_letters(page.dead_letters, next));
 }
 
-void replay(api& a, const httplib::Request& req, httplib::Response& res) {
-  auto org = authenticate(a, req, res);
-  if (!org)
-    return;
+void replay(api& a, const caller& who, const httplib::Request& req,
+            httplib::Response& res) {
   auto text = req.matches[1].str();
   if (text.empty() || text.size() > 18 ||
       text.find_first_not_of("0123456789") != std::string::npos)
     return reply_error(res, 404, "not_found", "no such dead letter");
-  auto r = ask<storage::replay_result>(a, a.dispatcher, res, atom::replay_v, *org,
-                                       static_cast<int64_t>(std::stoll(text)));
+  auto r = ask<storage::replay_result>(a, a.dispatcher, res, atom::replay_v, who.org_id,
+                                       static_cast<int64_t>(std::stoll(text)),
+                                       attributed(who));
   if (!r)
     return;
   switch (r->code) {
@@ -52,12 +49,14 @@ void replay(api& a, const httplib::Request& req, httplib::Response& res) {
 } // namespace
 
 void add_dead_letter_routes(routes& http, api& a) {
-  http.Get("/api/v1/dead-letters", [&a](const httplib::Request& req,
-                                        httplib::Response& res) { list(a, req, res); });
-  http.Post(
-      R"(/api/v1/dead-letters/([^/]+)/replay)",
-      [&a](const httplib::Request& req, httplib::Response& res) { replay(a, req, res); },
-      api_key_check(a));
+  http.Get("/api/v1/dead-letters", access::read,
+           [&a](const caller& c, const httplib::Request& req, httplib::Response& res) {
+             list(a, c, req, res);
+           });
+  http.Post(R"(/api/v1/dead-letters/([^/]+)/replay)", access::respond,
+            [&a](const caller& c, const httplib::Request& req, httplib::Response& res) {
+              replay(a, c, req, res);
+            });
 }
 
 } // namespace belay

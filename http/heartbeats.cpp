@@ -48,13 +48,10 @@ void ping(api& a, const httplib::Request& req, httplib::Response& res) {
   res.set_content("OK", "text/plain");
 }
 
-void list(api& a, const httplib::Request& req, httplib::Response& res) {
-  auto org = authenticate(a, req, res);
-  if (!org)
-    return;
+void list(api& a, const caller& who, const httplib::Request&, httplib::Response& res) {
   auto conn = a.db.acquire();
   reply_json(res, 200,
-             protocol::render_heartbeats(storage::list_heartbeats(*conn, *org)));
+             protocol::render_heartbeats(storage::list_heartbeats(*conn, who.org_id)));
 }
 
 } // namespace
@@ -72,8 +69,10 @@ void add_heartbeat_routes(routes& http, api& a) {
   http.Post(pattern, handle, [&a](const httplib::Request& req, httplib::Response& res) {
     return pinged(a, req, res).has_value();
   });
-  http.Get("/api/v1/heartbeats", [&a](const httplib::Request& req,
-                                      httplib::Response& res) { list(a, req, res); });
+  http.Get("/api/v1/heartbeats", access::read,
+           [&a](const caller& c, const httplib::Request& req, httplib::Response& res) {
+             list(a, c, req, res);
+           });
 }
 
 } // namespace belay

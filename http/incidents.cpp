@@ -41,34 +41,40 @@ void reply_transition(httplib::Response& res, const transition_reply& r) {
   }
 }
 
-void transit(api& a, const httplib::Request& req, httplib::Response& res,
-             transition kind) {
-  auto org = authenticate(a, req, res);
-  if (!org)
-    return;
+void transit(api& a, const caller& who, const httplib::Request& req,
+             httplib::Response& res, transition kind) {
   auto id = parse_id(req.matches[1]);
-  auto body = kind == transition::ack ? protocol::parse_ack_request(req.body)
-                                      : protocol::parse_resolve_request(req.body);
+  // A key without a name (round 1's plain strings) still names who answered; every
+  // other credential says so itself (docs/security.md#attribution).
+  auto body = kind == transition::ack
+                  ? protocol::parse_ack_request(req.body, protocol::is_unnamed_key(who))
+                  : protocol::parse_resolve_request(req.body);
   if (auto* err = std::get_if<protocol::error>(&body))
     return reply_error(res, *err);
   if (!id)
     return not_found(res);
   auto& asked = std::get<0>(body);
-  transition_command cmd{*org, *id, {}, kind, asked.by, "native", asked.via};
+  transition_command cmd{who.org_id,
+                         *id,
+                         {},
+                         kind,
+                         attributed_by(who, asked.by),
+                         "native",
+                         attributed_via(who, asked.via)};
+  cmd.audited = true;
+  cmd.source_ip = who.source_ip;
   if (auto r = ask<transition_reply>(a, a.registry, res, atom::transition_v, cmd))
     reply_transition(res, *r);
 }
 
-void create(api& a, const httplib::Request& req, httplib::Response& res) {
-  auto org = authenticate(a, req, res);
-  if (!org)
-    return;
+void create(api& a, const caller& who, const httplib::Request& req,
+            httplib::Response& res) {
   auto parsed = protocol::parse_trigger_request(req.body);
   if (auto* err = std::get_if<protocol::error>(&parsed))
     return reply_error(res, *err);
   auto& t = std::get<0>(parsed);
-  trigger_command cmd{*org,     t.dedup_key,    t.title,        t.severity,
-                      t.policy, t.details_json, t.payload_json, false};
+  trigger_command cmd{who.org_id, t.dedup_key,    t.title,        t.severity,
+                      t.policy,   t.details_json, t.payload_json, false};
   auto r = ask_trigger(a, res, std::move(cmd));
   if (!r)
     return;
@@ -79,10 +85,8 @@ void create(api& a, const httplib::Request& req, httplib::Response& res) {
              protocol::render_incident_response(r->incident, !r->created));
 }
 
-void list(api& a, const httplib::Request& req, httplib::Response& res) {
-  auto org = authenticate(a, req, res);
-  if (!org)
-    return;
+void list(api& a, const caller& who, const httplib::Request& req,
+          httplib::Response& res) {
   auto status = req.get_param_value("status");
   if (!status.empty() && status != status_open && status != status_acknowledged &&
       status != status_exhausted && status != status_resolved)
@@ -93,7 +97,8 @@ void list(api& a, const httplib::Request& req, httplib::Response& res) {
   if (!params)
     return;
   auto conn = a.db.acquire();
-  auto page = storage::list_incidents(*conn, *org, status, params->limit, params->after);
+  auto page =
+      storage::list_incidents(*conn, who.org_id, status, params->limit, params->after);
   std::optional<std::string> next;
   if (page.next_after)
     next = std::to_string(*page.next_after);
@@ -114,10 +119,8 @@ constexpr int changes_shown = 20;
 // The alerts shown with an incident (newest first); …/alerts pages through them all.
 constexpr int alerts_shown = 100;
 
-void show(api& a, const httplib::Request& req, httplib::Response& res) {
-  auto org = authenticate(a, req, res);
-  if (!org)
-    return;
+void show(api& a, const caller& who, const httplib::Request& req,
+          httplib::Response& res) {
   auto id = parse_id(req.matches[1]);
   if (!id)
     return not_found(res);
@@ -125,16 +128,16 @@ void show(api& a, const httplib::Request& req, httplib::Response& res) {
   if (!params)
     return;
   auto conn = a.db.acquire();
-  auto held = storage::load_incident(*conn, *org, *id);
+  auto held = storage::load_incident(*conn, who.org_id, *id);
   if (!held)
     return not_found(res);
-  auto timeline = storage::load_timeline(*conn, *org, *id, 0, params->limit);
-  auto deliveries = storage::load_deliveries(*conn, *org, *id, 0, params->limit);
-  auto changes =
-      storage::changes_before(*conn, *org, held->incident.created_at, changes_shown);
+  auto timeline = storage::load_timeline(*conn, who.org_id, *id, 0, params->limit);
+  auto deliveries = storage::load_deliveries(*conn, who.org_id, *id, 0, params->limit);
+  auto changes = storage::changes_before(*conn, who.org_id, held->incident.created_at,
+                                         changes_shown);
   auto alerts = storage::load_alerts(*conn, held->incident, 0, alerts_shown);
   protocol::incident_alerts shown{std::move(alerts.alerts), cursor(alerts.next_after),
-                                  storage::load_evidence(*conn, *org, *id)};
+                                  storage::load_evidence(*conn, who.org_id, *id)};
   reply_json(
       res, 200,
       protocol::render_incident_detail(held->incident, timeline.entries,
@@ -144,11 +147,8 @@ void show(api& a, const httplib::Request& req, httplib::Response& res) {
 
 // GET …/timeline and …/deliveries: the incident's lists, a page at a time.
 template <class Page>
-void show_list(api& a, const httplib::Request& req, httplib::Response& res, Page page,
-               int default_limit = max_page) {
-  auto org = authenticate(a, req, res);
-  if (!org)
-    return;
+void show_list(api& a, const caller& who, const httplib::Request& req,
+               httplib::Response& res, Page page, int default_limit = max_page) {
   auto id = parse_id(req.matches[1]);
   if (!id)
     return not_found(res);
@@ -156,7 +156,7 @@ void show_list(api& a, const httplib::Request& req, httplib::Response& res, Page
   if (!params)
     return;
   auto conn = a.db.acquire();
-  auto held = storage::load_incident(*conn, *org, *id);
+  auto held = storage::load_incident(*conn, who.org_id, *id);
   if (!held)
     return not_found(res);
   reply_json(res, 200, page(*conn, held->incident, *params));
@@ -182,17 +182,15 @@ std::string alert_page(storage::connection& c, const incident_record& incident,
 
 // GET /api/v1/bundles/{id}: the incidents one message carried, for the console's link
 // from a bundled delivery to its fellow members (docs/http.md#bundles).
-void show_bundle(api& a, const httplib::Request& req, httplib::Response& res) {
-  auto org = authenticate(a, req, res);
-  if (!org)
-    return;
+void show_bundle(api& a, const caller& who, const httplib::Request& req,
+                 httplib::Response& res) {
   auto id = parse_id(req.matches[1]);
   std::optional<storage::answered_bundle> b;
   if (id) {
     auto conn = a.db.acquire();
     b = storage::load_bundle(*conn, *id);
   }
-  if (!b || b->org_id != *org)
+  if (!b || b->org_id != who.org_id)
     return reply_error(res, 404, "not_found", "no such bundle");
   reply_json(res, 200,
              protocol::render_bundle({b->id, b->channel, b->target,
@@ -202,41 +200,33 @@ void show_bundle(api& a, const httplib::Request& req, httplib::Response& res) {
 } // namespace
 
 void add_incident_routes(routes& http, api& a) {
-  http.Post(
-      "/api/v1/incidents",
-      [&a](const httplib::Request& req, httplib::Response& res) { create(a, req, res); },
-      api_key_check(a));
-  http.Get("/api/v1/incidents", [&a](const httplib::Request& req,
-                                     httplib::Response& res) { list(a, req, res); });
+  using R = const httplib::Request&;
+  using W = httplib::Response&;
+  http.Post("/api/v1/incidents", access::respond,
+            [&a](const caller& c, R req, W res) { create(a, c, req, res); });
+  http.Get("/api/v1/incidents", access::read,
+           [&a](const caller& c, R req, W res) { list(a, c, req, res); });
+  http.Get(R"(/api/v1/incidents/([^/]+))", access::read,
+           [&a](const caller& c, R req, W res) { show(a, c, req, res); });
   http.Get(
-      R"(/api/v1/incidents/([^/]+))",
-      [&a](const httplib::Request& req, httplib::Response& res) { show(a, req, res); });
-  http.Get(R"(/api/v1/incidents/([^/]+)/timeline)",
-           [&a](const httplib::Request& req, httplib::Response& res) {
-             show_list(a, req, res, timeline_page);
+      R"(/api/v1/incidents/([^/]+)/timeline)", access::read,
+      [&a](const caller& c, R req, W res) { show_list(a, c, req, res, timeline_page); });
+  http.Get(
+      R"(/api/v1/incidents/([^/]+)/deliveries)", access::read,
+      [&a](const caller& c, R req, W res) { show_list(a, c, req, res, delivery_page); });
+  http.Get(R"(/api/v1/incidents/([^/]+)/alerts)", access::read,
+           [&a](const caller& c, R req, W res) {
+             show_list(a, c, req, res, alert_page, alerts_shown);
            });
-  http.Get(R"(/api/v1/incidents/([^/]+)/deliveries)",
-           [&a](const httplib::Request& req, httplib::Response& res) {
-             show_list(a, req, res, delivery_page);
-           });
-  http.Get(R"(/api/v1/incidents/([^/]+)/alerts)",
-           [&a](const httplib::Request& req, httplib::Response& res) {
-             show_list(a, req, res, alert_page, alerts_shown);
-           });
-  http.Get(R"(/api/v1/bundles/([^/]+))",
-           [&a](const httplib::Request& req, httplib::Response& res) {
-             show_bundle(a, req, res);
-           });
-  http.Post(R"(/api/v1/incidents/([^/]+)/ack)",
-            [&a](const httplib::Request& req, httplib::Response& res) {
-              transit(a, req, res, transition::ack);
-            },
-            api_key_check(a));
-  http.Post(R"(/api/v1/incidents/([^/]+)/resolve)",
-            [&a](const httplib::Request& req, httplib::Response& res) {
-              transit(a, req, res, transition::resolve);
-            },
-            api_key_check(a));
+  http.Get(R"(/api/v1/bundles/([^/]+))", access::read,
+           [&a](const caller& c, R req, W res) { show_bundle(a, c, req, res); });
+  http.Post(
+      R"(/api/v1/incidents/([^/]+)/ack)", access::respond,
+      [&a](const caller& c, R req, W res) { transit(a, c, req, res, transition::ack); });
+  http.Post(R"(/api/v1/incidents/([^/]+)/resolve)", access::respond,
+            [&a](const caller& c, R req, W res) {
+              transit(a, c, req, res, transition::resolve);
+            });
 }
 
 } // namespace belay

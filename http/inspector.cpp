@@ -3,7 +3,9 @@
 #include "actors/actors.hpp"
 #include "actors/metrics.hpp"
 #include "actors/org_counts.hpp"
+#include "http/admission.hpp"
 #include "http/connections.hpp"
+#include "http/keys.hpp"
 #include "http/respond.hpp"
 #include "protocol/inspector_json.hpp"
 #include "storage/contacts.hpp"
@@ -68,11 +70,8 @@ std::optional<inspector_snapshot> snapshot(api& a, int64_t org, httplib::Respons
   return s;
 }
 
-void inspect(api& a, const httplib::Request& req, httplib::Response& res) {
-  auto org = authenticate(a, req, res);
-  if (!org)
-    return;
-  if (auto s = snapshot(a, *org, res))
+void inspect(api& a, const caller& who, const httplib::Request&, httplib::Response& res) {
+  if (auto s = snapshot(a, who.org_id, res))
     reply_json(res, 200, protocol::render_inspector(*s));
 }
 
@@ -138,10 +137,8 @@ stream_hub& hub() {
 }
 
 // One snapshot a second, as server-sent events, until the client goes or we stop.
-void stream(api& a, const httplib::Request& req, httplib::Response& res) {
-  auto org = authenticate(a, req, res);
-  if (!org)
-    return;
+void stream(api& a, const caller& who, const httplib::Request& req,
+            httplib::Response& res) {
   if (!hub().enter(a.max_streams)) {
     res.set_header("Retry-After", "5");
     return reply_error(res, 503, "too_many_streams",
@@ -154,7 +151,16 @@ void stream(api& a, const httplib::Request& req, httplib::Response& res) {
   res.set_header("Cache-Control", "no-cache");
   res.set_chunked_content_provider(
       "text/event-stream",
-      [&a, org = *org](size_t, httplib::DataSink& sink) {
+      [&a, org = who.org_id,
+       session = who.kind == protocol::credential::session
+                     ? cookie_value(req, session_cookie)
+                     : std::string{}](size_t, httplib::DataSink& sink) {
+        // A session's stream ends with its session (a logout, on any node: within the
+        // key cache's 10 s).
+        if (!session.empty() && !a.keys.admit_session(session, now(a)).found) {
+          sink.done();
+          return false;
+        }
         auto event = hub().latest(a, org);
         if (!sink.write(event->data(), event->size()))
           return false;
@@ -197,11 +203,12 @@ void asset(const std::string& name, httplib::Response& res) {
 } // namespace
 
 void add_inspector_routes(routes& http, api& a) {
-  http.Get("/api/v1/inspector", [&a](const httplib::Request& req,
-                                     httplib::Response& res) { inspect(a, req, res); });
-  http.Get(
-      "/api/v1/inspector/stream",
-      [&a](const httplib::Request& req, httplib::Response& res) { stream(a, req, res); });
+  using R = const httplib::Request&;
+  using W = httplib::Response&;
+  http.Get("/api/v1/inspector", access::read,
+           [&a](const caller& c, R req, W res) { inspect(a, c, req, res); });
+  http.Get("/api/v1/inspector/stream", access::read,
+           [&a](const caller& c, R req, W res) { stream(a, c, req, res); });
   http.Get("/console", [](const httplib::Request&, httplib::Response& res) {
     asset("index.html", res);
   });

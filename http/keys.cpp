@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <string>
 
 namespace belay {
 
@@ -13,6 +14,16 @@ namespace {
 micros micros_of(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch())
       .count();
+}
+
+std::optional<api_key_info> read_api_key(storage::connection& c,
+                                         const std::string& hash) {
+  auto found = storage::find_api_key(c, hash);
+  if (!found || !constant_time_equal(found->key_hash, hash))
+    return std::nullopt;
+  return api_key_info{
+      found->org_id, found->name, "sha256:" + hash.substr(0, 12),
+      protocol::parse_scope(found->scope).value_or(protocol::role::viewer)};
 }
 
 } // namespace
@@ -85,16 +96,88 @@ admission<T> key_store::lookup(std::unordered_map<std::string, cached<T>>& cache
   return out;
 }
 
-admission<int64_t> key_store::admit_api_key(std::string_view api_key) {
+admission<api_key_info> key_store::admit_api_key(std::string_view api_key) {
+  return lookup(keys_, api_hashes_, api_key, true, read_api_key,
+                [this](const api_key_info&) { return options_.api_rate_per_minute; });
+}
+
+admission<storage::personal_token_row>
+key_store::admit_personal_token(std::string_view token) {
   return lookup(
-      orgs_, api_hashes_, api_key, true,
-      [](storage::connection& c, const std::string& hash) -> std::optional<int64_t> {
-        auto found = storage::find_api_key(c, hash);
-        if (!found || !constant_time_equal(found->second, hash))
-          return std::nullopt;
-        return found->first;
+      tokens_, token_hashes_, token, true,
+      [](storage::connection& c,
+         const std::string& hash) -> std::optional<storage::personal_token_row> {
+        return storage::find_personal_token(c, hash);
       },
-      [this](int64_t) { return options_.api_rate_per_minute; });
+      [this](const storage::personal_token_row&) {
+        return options_.api_rate_per_minute;
+      });
+}
+
+admission<storage::session_row> key_store::admit_session(std::string_view token,
+                                                         micros now) {
+  admission<storage::session_row> out;
+  if (token.empty())
+    return out;
+  auto hash = sha256_hex(token);
+  auto at = clock::now();
+  std::optional<storage::session_row> row;
+  {
+    std::lock_guard lock{mutex_};
+    if (auto it = sessions_.find(hash);
+        it != sessions_.end() && at - it->second.read_at < options_.ttl)
+      row = it->second.value;
+    else if (auto u = unknown_sessions_.find(hash);
+             u != unknown_sessions_.end() && at - u->second < options_.unknown_ttl)
+      return out;
+  }
+  if (!row) {
+    {
+      auto conn = db_.acquire();
+      row = storage::find_session(*conn, hash, now);
+    }
+    ++reads_;
+    std::lock_guard lock{mutex_};
+    if (!row) {
+      sessions_.erase(hash);
+      if (unknown_sessions_.size() >= 100'000)
+        unknown_sessions_.clear();
+      unknown_sessions_[hash] = at;
+      return out;
+    }
+    auto& entry = sessions_[hash];
+    entry.value = *row;
+    entry.read_at = at;
+  }
+  if (now >= row->expires_at)
+    return out;
+  // Used again: the expiry slides, written once a touch interval.
+  if (now - row->last_seen_at >= options_.session_touch_every) {
+    row->last_seen_at = now;
+    row->expires_at = std::min(now + options_.session_idle, row->absolute_expires_at);
+    {
+      auto conn = db_.acquire();
+      storage::touch_session(*conn, row->id, now, row->expires_at);
+    }
+    std::lock_guard lock{mutex_};
+    if (auto it = sessions_.find(hash); it != sessions_.end())
+      it->second.value = *row;
+  }
+  out.found = true;
+  out.value = *row;
+  std::lock_guard lock{mutex_};
+  if (auto it = sessions_.find(hash); it != sessions_.end()) {
+    auto taken = protocol::take_token(it->second.bucket, options_.api_rate_per_minute,
+                                      micros_of(at));
+    if (!taken.allowed)
+      out.retry_after_seconds = protocol::retry_after_seconds(taken.retry_after);
+  }
+  return out;
+}
+
+void key_store::forget_session(std::string_view token) {
+  std::lock_guard lock{mutex_};
+  sessions_.erase(sha256_hex(token));
 }
 
 admission<storage::integration_row> key_store::admit_integration(std::string_view key) {
@@ -127,16 +210,9 @@ int64_t key_store::charge_integration(std::string_view key, double n) {
 }
 
 std::optional<int64_t> key_store::org_for(std::string_view api_key) {
-  auto a = lookup(
-      orgs_, api_hashes_, api_key, false,
-      [](storage::connection& c, const std::string& hash) -> std::optional<int64_t> {
-        auto found = storage::find_api_key(c, hash);
-        if (!found || !constant_time_equal(found->second, hash))
-          return std::nullopt;
-        return found->first;
-      },
-      [](int64_t) { return 0.0; });
-  return a.found ? std::optional<int64_t>{a.value} : std::nullopt;
+  auto a = lookup(keys_, api_hashes_, api_key, false, read_api_key,
+                  [](const api_key_info&) { return 0.0; });
+  return a.found ? std::optional<int64_t>{a.value.org_id} : std::nullopt;
 }
 
 std::optional<storage::integration_row> key_store::integration_for(std::string_view key) {

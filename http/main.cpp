@@ -10,9 +10,12 @@
 #include "http/keys.hpp"
 #include "http/notify.hpp"
 #include "http/server.hpp"
+#include "protocol/credentials.hpp"
 #include "protocol/provisioning.hpp"
 #include "storage/answers.hpp"
+#include "storage/audit.hpp"
 #include "storage/db.hpp"
+#include "storage/identities.hpp"
 #include "storage/listener.hpp"
 #include "storage/migrate.hpp"
 #include "storage/provision.hpp"
@@ -28,8 +31,10 @@
 #include <fstream>
 #include <iostream>
 #include <optional>
+#include <pwd.h>
 #include <spdlog/spdlog.h>
 #include <sstream>
+#include <termios.h>
 #include <thread>
 #include <unistd.h>
 
@@ -49,6 +54,12 @@ Usage:
                           change (with a database), changing nothing; exit 0 when valid
   belay rekey [flags]     rewrite every stored secret under --data-encryption-key-file
                           (reading older ones with --data-encryption-key-old-file)
+  belay user set-password ORG LOGIN [flags]
+                          set a user's password (read from stdin, or asked for twice
+                          at a terminal); the user's sessions end
+  belay audit verify [flags]
+                          recompute the audit log's hash chain; exit 1 naming the first
+                          row that does not match (an altered or deleted row)
   belay inspect [--url URL] [--key KEY]   a node's live actors as tables (key: $BELAY_API_KEY)
   belay --help | --version
 
@@ -78,9 +89,20 @@ belay::protocol::provisioning parse_file(const std::string& path) {
   return std::get<0>(std::move(parsed));
 }
 
+// Who runs a command, as the audit log records it: "cli:<unix user>".
+std::string command_actor() {
+  const char* name = nullptr;
+  if (auto* pw = getpwuid(geteuid()))
+    name = pw->pw_name;
+  return std::string{"cli:"} + (name ? name : std::to_string(geteuid()));
+}
+
 void provision(belay::storage::connection& conn,
                const belay::protocol::provisioning& parsed, const std::string& path) {
-  auto report = belay::storage::apply_provisioning(conn, parsed);
+  belay::storage::provision_audit who;
+  who.via = "serve";
+  who.object_name = path;
+  auto report = belay::storage::apply_provisioning(conn, parsed, false, who);
   for (auto& change : report.changes)
     spdlog::info("provisioning: {}", change);
   spdlog::info("provisioned {} org(s) from {}: {} row(s) changed", report.orgs, path,
@@ -207,7 +229,10 @@ int run_provisioning(const std::vector<std::string>& args) {
                                          belay::storage::holds_channel_secret(parsed));
   else // a new database, or one older than this binary
     check_and_migrate(conn, keys, belay::storage::holds_channel_secret(parsed));
-  auto report = belay::storage::apply_provisioning(conn, parsed, dry_run);
+  belay::storage::provision_audit who;
+  who.actor = command_actor();
+  who.object_name = file;
+  auto report = belay::storage::apply_provisioning(conn, parsed, dry_run, who);
   if (report.changes.empty())
     std::cout << (dry_run ? "applying it would change nothing\n" : "nothing changed\n");
   else if (dry_run)
@@ -217,6 +242,119 @@ int run_provisioning(const std::vector<std::string>& args) {
               << " change(s); every node sees them within 10 s:\n";
   for (auto& change : report.changes)
     std::cout << "  " << change << "\n";
+  return 0;
+}
+
+// A password from a terminal, not echoed; empty when the terminal could not be read.
+std::string ask_password(const char* prompt) {
+  std::cerr << prompt << std::flush;
+  termios saved{};
+  bool quiet = tcgetattr(STDIN_FILENO, &saved) == 0;
+  if (quiet) {
+    termios silent = saved;
+    silent.c_lflag &= ~static_cast<tcflag_t>(ECHO);
+    tcsetattr(STDIN_FILENO, TCSANOW, &silent);
+  }
+  std::string line;
+  std::getline(std::cin, line);
+  if (quiet)
+    tcsetattr(STDIN_FILENO, TCSANOW, &saved);
+  std::cerr << "\n";
+  return line;
+}
+
+// The new password: asked for twice at a terminal, else the first line of stdin.
+std::optional<std::string> read_new_password() {
+  if (isatty(STDIN_FILENO)) {
+    auto first = ask_password("new password: ");
+    if (ask_password("again: ") != first) {
+      std::cerr << "belay: the two passwords differ; nothing changed\n";
+      return std::nullopt;
+    }
+    return first;
+  }
+  std::string line;
+  std::getline(std::cin, line);
+  if (!line.empty() && line.back() == '\r')
+    line.pop_back();
+  return line;
+}
+
+// belay user set-password ORG LOGIN: the user's password (docs/security.md#passwords),
+// Argon2id-hashed; their sessions end, and the audit log records it (never the password).
+int run_user(const std::vector<std::string>& args) {
+  if (args.size() < 3 || args[0] != "set-password") {
+    std::cerr << "usage: belay user set-password ORG LOGIN [--database-url URL]\n"
+                 "  reads the password from stdin (one line), or asks twice at a "
+                 "terminal\n";
+    return 2;
+  }
+  auto s = belay::load_settings({args.begin() + 3, args.end()});
+  if (s.database_url.empty()) {
+    std::cerr << "belay: no database: set --database-url or DATABASE_URL\n";
+    return 2;
+  }
+  auto password = read_new_password();
+  if (!password)
+    return 1;
+  if (auto weak = belay::protocol::weak_password(*password)) {
+    std::cerr << "belay: " << *weak << "; nothing changed\n";
+    return 2;
+  }
+  auto keys = load_keyring(s);
+  belay::storage::connection conn{s.database_url};
+  check_and_migrate(conn, keys, false);
+  auto org = belay::storage::find_org(conn, args[1]);
+  if (!org) {
+    std::cerr << "belay: no enabled org named '" << args[1] << "'\n";
+    return 1;
+  }
+  auto user = belay::storage::find_user_by_login(conn, org->id, args[2]);
+  if (!user)
+    user = belay::storage::find_user(conn, org->id, args[2]);
+  if (!user) {
+    std::cerr << "belay: org '" << org->name << "' has no user with login (or name) '"
+              << args[2] << "'\n";
+    return 1;
+  }
+  auto hash = belay::protocol::hash_password(*password);
+  auto ended = belay::storage::transaction(conn, [&] {
+    belay::storage::set_password_hash(conn, org->id, user->name, hash);
+    auto n = belay::storage::delete_user_sessions(conn, org->id, user->name);
+    belay::storage::append_audit(
+        conn, belay::storage::audit_row({command_actor(), "cli", ""}, 0, org->id,
+                                        "password.set", "user", user->name));
+    return n;
+  });
+  std::cout << "password set for user '" << user->name << "' of org '" << org->name
+            << "'";
+  if (user->login.empty())
+    std::cout << " (they have no login: give them one in provisioning to sign in)";
+  std::cout << "; " << ended << " session(s) ended\n";
+  return 0;
+}
+
+// belay audit verify: the whole chain against its head (docs/security.md#audit-log).
+int run_audit(const std::vector<std::string>& args) {
+  if (args.empty() || args[0] != "verify") {
+    std::cerr << "usage: belay audit verify [--database-url URL]\n";
+    return 2;
+  }
+  auto s = belay::load_settings({args.begin() + 1, args.end()});
+  if (s.database_url.empty()) {
+    std::cerr << "belay: no database: set --database-url or DATABASE_URL\n";
+    return 2;
+  }
+  belay::storage::connection conn{s.database_url};
+  auto v = belay::storage::verify_audit(conn);
+  if (v.broken) {
+    std::cout << "audit log: BROKEN at row " << v.broken->id << ": " << v.broken->why
+              << " (" << v.rows << " row(s) before it hold)\n";
+    return 1;
+  }
+  std::cout << "audit log: " << v.rows << " row(s) checked, the chain holds; newest row "
+            << v.head_id << ", hash " << v.head_hash
+            << " (keep it elsewhere: a later verify must reach it)\n";
   return 0;
 }
 
@@ -259,6 +397,7 @@ int serve(const belay::settings& s) {
   opts.orphan_sweep_seconds = s.orphan_sweep_seconds;
   opts.answers = answers;
   opts.retention_days = s.retention_days;
+  opts.audit_retention_days = s.audit_retention_days;
   opts.listener_grace_seconds = s.listener_grace_seconds;
   // A storage operation answers within the statement timeout, or its connection is
   // closed 5 s after that: a request waits a little longer than both.
@@ -289,6 +428,8 @@ int serve(const belay::settings& s) {
       std::chrono::milliseconds{std::llround(s.db_acquire_timeout_seconds * 1000)}};
   belay::key_store_options key_options;
   key_options.api_rate_per_minute = s.api_rate_limit_per_minute;
+  key_options.session_idle =
+      static_cast<belay::micros>(s.session_hours * 3'600'000'000.0);
   belay::key_store keys{db, key_options};
   belay::node_info info{s.node_id, BELAY_VERSION, node.d.clock.at(sys.clock().now()), 0};
   belay::api a{sys, node.registry, node.triggers, node.dispatcher,
@@ -346,6 +487,17 @@ int main(int argc, char** argv) {
   args.erase(args.begin());
   if (command == "inspect")
     return belay::run_inspect(args);
+  if (command == "user" || command == "audit") {
+    try {
+      return command == "user" ? run_user(args) : run_audit(args);
+    } catch (const std::invalid_argument& e) {
+      std::cerr << "belay: " << e.what() << "\n";
+      return 2;
+    } catch (const std::exception& e) {
+      std::cerr << "belay: " << e.what() << "\n";
+      return 1;
+    }
+  }
   if (command == "provision") {
     try {
       return run_provisioning(args);

@@ -13,17 +13,15 @@ namespace belay {
 
 namespace {
 
-void create(api& a, const httplib::Request& req, httplib::Response& res) {
-  auto org = authenticate(a, req, res);
-  if (!org)
-    return;
+void create(api& a, const caller& who, const httplib::Request& req,
+            httplib::Response& res) {
   auto t = now(a);
   auto parsed = protocol::parse_maintenance_request(req.body, t);
   if (auto* e = std::get_if<protocol::error>(&parsed))
     return reply_error(res, *e);
   auto& m = std::get<protocol::maintenance_window>(parsed);
   auto conn = a.db.acquire();
-  auto stored = storage::add_maintenance(*conn, *org, m, t);
+  auto stored = storage::add_maintenance(*conn, who.org_id, m, t, attributed(who));
   if (!stored) {
     if (!m.policy.empty())
       return reply_error(res, 400, "unknown_policy", "no policy named '" + m.policy + "'",
@@ -34,26 +32,21 @@ void create(api& a, const httplib::Request& req, httplib::Response& res) {
   reply_json(res, 201, protocol::render_maintenance(*stored));
 }
 
-void list(api& a, const httplib::Request& req, httplib::Response& res) {
-  auto org = authenticate(a, req, res);
-  if (!org)
-    return;
+void list(api& a, const caller& who, const httplib::Request&, httplib::Response& res) {
   auto conn = a.db.acquire();
-  reply_json(
-      res, 200,
-      protocol::render_maintenance_list(storage::list_maintenance(*conn, *org, now(a))));
+  reply_json(res, 200,
+             protocol::render_maintenance_list(
+                 storage::list_maintenance(*conn, who.org_id, now(a))));
 }
 
-void end(api& a, const httplib::Request& req, httplib::Response& res) {
-  auto org = authenticate(a, req, res);
-  if (!org)
-    return;
+void end(api& a, const caller& who, const httplib::Request& req, httplib::Response& res) {
   auto text = req.matches[1].str();
   if (text.empty() || text.size() > 18 ||
       text.find_first_not_of("0123456789") != std::string::npos)
     return reply_error(res, 404, "not_found", "no such maintenance window");
   auto conn = a.db.acquire();
-  if (!storage::end_maintenance(*conn, *org, std::stoll(text), now(a)))
+  if (!storage::end_maintenance(*conn, who.org_id, std::stoll(text), now(a),
+                                attributed(who)))
     return reply_error(res, 404, "not_found", "no such maintenance window");
   res.status = 204;
 }
@@ -61,16 +54,14 @@ void end(api& a, const httplib::Request& req, httplib::Response& res) {
 } // namespace
 
 void add_maintenance_routes(routes& http, api& a) {
-  http.Post(
-      "/api/v1/maintenance",
-      [&a](const httplib::Request& req, httplib::Response& res) { create(a, req, res); },
-      api_key_check(a));
-  http.Get("/api/v1/maintenance", [&a](const httplib::Request& req,
-                                       httplib::Response& res) { list(a, req, res); });
-  http.Delete(
-      R"(/api/v1/maintenance/([^/]+))",
-      [&a](const httplib::Request& req, httplib::Response& res) { end(a, req, res); },
-      api_key_check(a));
+  using R = const httplib::Request&;
+  using W = httplib::Response&;
+  http.Post("/api/v1/maintenance", access::respond,
+            [&a](const caller& c, R req, W res) { create(a, c, req, res); });
+  http.Get("/api/v1/maintenance", access::read,
+           [&a](const caller& c, R req, W res) { list(a, c, req, res); });
+  http.Delete(R"(/api/v1/maintenance/([^/]+))", access::respond,
+              [&a](const caller& c, R req, W res) { end(a, c, req, res); });
 }
 
 } // namespace belay

@@ -10,17 +10,6 @@
 
 namespace belay {
 
-namespace {
-
-// The caller of the request this thread serves, once authenticated (see authenticate).
-struct caller {
-  const httplib::Request* request = nullptr;
-  int64_t org = 0;
-};
-thread_local caller current;
-
-} // namespace
-
 void close_after_reply(httplib::Response& res) {
   auto body = std::make_shared<std::string>(std::move(res.body));
   res.body.clear();
@@ -66,10 +55,6 @@ std::optional<storage::integration_row> admit_routing_key(api& a, const std::str
   return std::move(admitted.value);
 }
 
-void begin_request(const httplib::Request&) {
-  current = {};
-}
-
 std::string bearer_key(const httplib::Request& req) {
   // The scheme is case-insensitive (RFC 7235): "bearer", "BEARER" and "Bearer" are one.
   const std::string value = req.get_header_value("Authorization");
@@ -86,29 +71,6 @@ std::string bearer_key(const httplib::Request& req) {
   if (first == std::string_view::npos)
     return {};
   return std::string{key.substr(first, last - first + 1)};
-}
-
-std::optional<int64_t> authenticate(api& a, const httplib::Request& req,
-                                    httplib::Response& res) {
-  if (current.request == &req)
-    return current.org;
-  auto key = bearer_key(req);
-  if (key.empty()) {
-    reply_error(res, 401, "missing_key",
-                "send the org API key as 'Authorization: Bearer <key>'");
-    return std::nullopt;
-  }
-  auto admitted = a.keys.admit_api_key(key);
-  if (!admitted.found) {
-    reply_error(res, 401, "unknown_key", "the API key is not known");
-    return std::nullopt;
-  }
-  if (admitted.retry_after_seconds > 0) {
-    reply_rate_limited(res, admitted.retry_after_seconds, "this API key");
-    return std::nullopt;
-  }
-  current = {&req, admitted.value};
-  return admitted.value;
 }
 
 std::optional<page_request> page_params(const httplib::Request& req,
@@ -140,12 +102,6 @@ std::optional<page_request> page_params(const httplib::Request& req,
     page.after = *n;
   }
   return page;
-}
-
-route_check api_key_check(api& a) {
-  return [&a](const httplib::Request& req, httplib::Response& res) {
-    return authenticate(a, req, res).has_value();
-  };
 }
 
 } // namespace belay

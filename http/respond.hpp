@@ -1,5 +1,5 @@
-// Small helpers shared by the route files: JSON replies, bearer keys, and blocking
-// requests to actors from HTTP threads.
+// Small helpers shared by the route files: JSON replies, bearer keys, attribution, and
+// blocking requests to actors from HTTP threads.
 #pragma once
 
 #include "http/api.hpp"
@@ -56,20 +56,22 @@ void reply_rate_limited(httplib::Response& res, int64_t retry_after_seconds,
 std::optional<storage::integration_row> admit_routing_key(api& a, const std::string& key,
                                                           httplib::Response& res);
 
-// Called once per request before its route: forgets the previous request's caller.
-void begin_request(const httplib::Request& req);
-
 // The key of "Authorization: Bearer <key>", or empty.
 std::string bearer_key(const httplib::Request& req);
 
-// Resolves the caller's org from its API key and takes one request from the key's rate
-// limit, or answers 401 or 429 and returns nullopt. Within one request only the first
-// call does either: a route's check and its handler may both call it.
-std::optional<int64_t> authenticate(api& a, const httplib::Request& req,
-                                    httplib::Response& res);
-
-// A route check: the API key, before the body is read.
-route_check api_key_check(api& a);
+// Who a write is recorded as (docs/security.md#attribution): the credential's own
+// identity; only an admin-scoped API key may name someone else (`asked`, a body's "by":
+// an integration acting for a person), and say how (`asked_via`).
+inline std::string attributed_by(const caller& c, const std::string& asked) {
+  return protocol::speaks_for_others(c) && !asked.empty() ? asked : protocol::actor_of(c);
+}
+inline std::string attributed_via(const caller& c, const std::string& asked_via) {
+  return protocol::speaks_for_others(c) ? asked_via : protocol::via_of(c);
+}
+// The caller as the audit log records a write of theirs.
+inline attribution attributed(const caller& c) {
+  return {protocol::actor_of(c), protocol::via_of(c), c.source_ip};
+}
 
 // ?limit= (1..max_limit, default_limit when absent) and ?after= (a cursor from a
 // page's "next"; 0 when absent), or a 400 naming the parameter.

@@ -54,6 +54,27 @@ int64_t route_limits::take(const httplib::Request& req) {
   return wait > 0 ? protocol::retry_after_seconds(wait) : 0;
 }
 
+int64_t route_limits::take_sign_in(const std::string& address, const std::string& login) {
+  auto now = steady_now();
+  std::lock_guard lock{mutex_};
+  if (buckets_.size() >= max_buckets)
+    make_room(now);
+  micros wait =
+      take("sign-in addr " + address, options_.sign_ins_per_address_per_minute, now);
+  if (!login.empty() && wait == 0)
+    wait = take("sign-in login " + login, options_.sign_ins_per_login_per_minute, now);
+  return wait > 0 ? protocol::retry_after_seconds(wait) : 0;
+}
+
+double route_limits::per_minute_of(const std::string& who) const {
+  if (starts_with(who, "sign-in addr "))
+    return options_.sign_ins_per_address_per_minute;
+  if (starts_with(who, "sign-in login "))
+    return options_.sign_ins_per_login_per_minute;
+  return starts_with(who, "addr ") ? options_.per_address_per_minute
+                                   : options_.per_token_per_minute;
+}
+
 micros route_limits::take(const std::string& who, double per_minute, micros now) {
   auto taken = protocol::take_token(buckets_[who], per_minute, now);
   return taken.allowed ? 0 : std::max<micros>(1, taken.retry_after);
@@ -62,8 +83,7 @@ micros route_limits::take(const std::string& who, double per_minute, micros now)
 void route_limits::make_room(micros now) {
   // A bucket that has refilled since its last request is as good as a new one.
   auto full_again = [&](const std::string& who, const protocol::token_bucket& b) {
-    auto per_minute = starts_with(who, "addr ") ? options_.per_address_per_minute
-                                                : options_.per_token_per_minute;
+    auto per_minute = per_minute_of(who);
     return b.tokens + static_cast<double>(now - b.updated) / 60e6 * per_minute >=
            per_minute;
   };

@@ -22,6 +22,9 @@ namespace belay {
 struct route_limit_options {
   double per_token_per_minute = 60;     // a ping key, an answer token
   double per_address_per_minute = 1200; // a client (a proxy in front counts as one)
+  // Sign-in attempts (docs/security.md#signing-in): per login tried, per address.
+  double sign_ins_per_login_per_minute = 10;
+  double sign_ins_per_address_per_minute = 30;
 };
 
 class route_limits {
@@ -35,10 +38,15 @@ public:
   // 0 when the request may go on, else the seconds it should wait (Retry-After). Takes
   // one token from each bucket the request counts against; other routes take nothing.
   int64_t take(const httplib::Request& req);
+  // The same for one sign-in attempt (a password tried, a callback, a password
+  // changed): one token from the address's bucket and from the login's (`login`
+  // empty: the address's only).
+  int64_t take_sign_in(const std::string& address, const std::string& login);
 
 private:
   // A refusal's wait in microseconds, 0 when taken.
   micros take(const std::string& who, double per_minute, micros now);
+  double per_minute_of(const std::string& who) const;
   void make_room(micros now);
 
   route_limit_options options_;

@@ -41,10 +41,8 @@ std::vector<protocol::on_call_now> everyone(api& a, int64_t org, micros at) {
   return out;
 }
 
-void oncall(api& a, const httplib::Request& req, httplib::Response& res) {
-  auto org = authenticate(a, req, res);
-  if (!org)
-    return;
+void oncall(api& a, const caller& who, const httplib::Request& req,
+            httplib::Response& res) {
   auto at = now(a);
   if (req.has_param("at")) {
     auto parsed = protocol::parse_rfc3339(req.get_param_value("at"));
@@ -54,20 +52,16 @@ void oncall(api& a, const httplib::Request& req, httplib::Response& res) {
                          "at");
     at = *parsed;
   }
-  reply_json(res, 200, protocol::render_oncall(everyone(a, *org, at)));
+  reply_json(res, 200, protocol::render_oncall(everyone(a, who.org_id, at)));
 }
 
-void schedules(api& a, const httplib::Request& req, httplib::Response& res) {
-  auto org = authenticate(a, req, res);
-  if (!org)
-    return;
-  reply_json(res, 200, protocol::render_schedules(everyone(a, *org, now(a))));
+void schedules(api& a, const caller& who, const httplib::Request&,
+               httplib::Response& res) {
+  reply_json(res, 200, protocol::render_schedules(everyone(a, who.org_id, now(a))));
 }
 
-void shifts(api& a, const httplib::Request& req, httplib::Response& res) {
-  auto org = authenticate(a, req, res);
-  if (!org)
-    return;
+void shifts(api& a, const caller& who, const httplib::Request& req,
+            httplib::Response& res) {
   auto name = req.matches[1].str();
   auto t = now(a);
   auto span = protocol::parse_span(req.get_param_value("from"), req.get_param_value("to"),
@@ -76,41 +70,38 @@ void shifts(api& a, const httplib::Request& req, httplib::Response& res) {
     return reply_error(res, *e);
   auto [from, to] = std::get<0>(span);
   auto conn = a.db.acquire();
-  auto s = storage::load_schedule(*conn, *org, name);
+  auto s = storage::load_schedule(*conn, who.org_id, name);
   if (!s)
     return schedule_not_found(res, name);
-  auto overrides = storage::load_overrides(*conn, *org, name, from, to);
+  auto overrides = storage::load_overrides(*conn, who.org_id, name, from, to);
   reply_json(res, 200,
              protocol::render_shifts(protocol::final_shifts(*s, overrides, from, to)));
 }
 
-void add_override(api& a, const httplib::Request& req, httplib::Response& res) {
-  auto org = authenticate(a, req, res);
-  if (!org)
-    return;
+void add_override(api& a, const caller& who, const httplib::Request& req,
+                  httplib::Response& res) {
   auto name = req.matches[1].str();
   auto parsed = protocol::parse_override_request(req.body);
   if (auto* e = std::get_if<protocol::error>(&parsed))
     return reply_error(res, *e);
   auto& o = std::get<protocol::schedule_override>(parsed);
   auto conn = a.db.acquire();
-  if (!storage::load_schedule(*conn, *org, name))
+  if (!storage::load_schedule(*conn, who.org_id, name))
     return schedule_not_found(res, name);
-  auto users = storage::user_names(*conn, *org);
+  auto users = storage::user_names(*conn, who.org_id);
   if (!users.count(o.user))
     return reply_error(res, 400, "unknown_user", "no user named '" + o.user + "'",
                        "user");
   if (o.replaces && !users.count(*o.replaces))
     return reply_error(res, 400, "unknown_user", "no user named '" + *o.replaces + "'",
                        "replaces");
-  auto stored = storage::add_override(*conn, *org, name, o, now(a));
+  auto stored =
+      storage::add_override(*conn, who.org_id, name, o, now(a), attributed(who));
   reply_json(res, 201, protocol::render_override(name, stored));
 }
 
-void list_overrides(api& a, const httplib::Request& req, httplib::Response& res) {
-  auto org = authenticate(a, req, res);
-  if (!org)
-    return;
+void list_overrides(api& a, const caller& who, const httplib::Request& req,
+                    httplib::Response& res) {
   auto name = req.matches[1].str();
   auto t = now(a);
   // By default, every override that has not ended yet.
@@ -120,41 +111,39 @@ void list_overrides(api& a, const httplib::Request& req, httplib::Response& res)
     return reply_error(res, *e);
   auto [from, to] = std::get<0>(span);
   auto conn = a.db.acquire();
-  if (!storage::load_schedule(*conn, *org, name))
+  if (!storage::load_schedule(*conn, who.org_id, name))
     return schedule_not_found(res, name);
   reply_json(res, 200,
              protocol::render_overrides(
-                 name, storage::load_overrides(*conn, *org, name, from, to)));
+                 name, storage::load_overrides(*conn, who.org_id, name, from, to)));
 }
 
-void delete_override(api& a, const httplib::Request& req, httplib::Response& res) {
-  auto org = authenticate(a, req, res);
-  if (!org)
-    return;
+void delete_override(api& a, const caller& who, const httplib::Request& req,
+                     httplib::Response& res) {
   auto name = req.matches[1].str();
   auto text = req.matches[2].str();
   auto conn = a.db.acquire();
   if (text.empty() || text.size() > 18 ||
       text.find_first_not_of("0123456789") != std::string::npos ||
-      !storage::delete_override(*conn, *org, name, std::stoll(text)))
+      !storage::delete_override(*conn, who.org_id, name, std::stoll(text), now(a),
+                                attributed(who)))
     return reply_error(res, 404, "not_found", "no such override");
   res.status = 204;
 }
 
-void calendar(api& a, const httplib::Request& req, httplib::Response& res) {
-  auto org = authenticate(a, req, res);
-  if (!org)
-    return;
+void calendar(api& a, const caller& who, const httplib::Request& req,
+              httplib::Response& res) {
   auto name = req.matches[1].str();
   auto conn = a.db.acquire();
-  auto s = storage::load_schedule(*conn, *org, name);
+  auto s = storage::load_schedule(*conn, who.org_id, name);
   if (!s)
     return schedule_not_found(res, name);
   auto t = now(a);
   // From the current shift's start, so its event keeps its UID between refreshes.
-  auto current = on_call(*conn, *org, *s, t).now;
+  auto current = on_call(*conn, who.org_id, *s, t).now;
   auto from = current ? current->start : t;
-  auto overrides = storage::load_overrides(*conn, *org, name, from, t + calendar_span);
+  auto overrides =
+      storage::load_overrides(*conn, who.org_id, name, from, t + calendar_span);
   auto all = protocol::final_shifts(*s, overrides, from, t + calendar_span);
   if (req.has_param("user")) {
     auto user = req.get_param_value("user");
@@ -169,24 +158,29 @@ void calendar(api& a, const httplib::Request& req, httplib::Response& res) {
                   protocol::calendar_content_type);
 }
 
-using handler = void (*)(api&, const httplib::Request&, httplib::Response&);
+using handler = void (*)(api&, const caller&, const httplib::Request&,
+                         httplib::Response&);
 
-route_handler route(api& a, handler h) {
-  return [&a, h](const httplib::Request& req, httplib::Response& res) { h(a, req, res); };
+caller_handler route(api& a, handler h) {
+  return [&a, h](const caller& c, const httplib::Request& req, httplib::Response& res) {
+    h(a, c, req, res);
+  };
 }
 
 } // namespace
 
 void add_schedule_routes(routes& http, api& a) {
-  http.Get("/api/v1/oncall", route(a, oncall));
-  http.Get("/api/v1/schedules", route(a, schedules));
-  http.Get(R"(/api/v1/schedules/([^/]+)/shifts)", route(a, shifts));
-  http.Post(R"(/api/v1/schedules/([^/]+)/overrides)", route(a, add_override),
-            api_key_check(a));
-  http.Get(R"(/api/v1/schedules/([^/]+)/overrides)", route(a, list_overrides));
-  http.Delete(R"(/api/v1/schedules/([^/]+)/overrides/([^/]+))", route(a, delete_override),
-              api_key_check(a));
-  http.Get(R"(/api/v1/schedules/([^/]+)/calendar\.ics)", route(a, calendar));
+  http.Get("/api/v1/oncall", access::read, route(a, oncall));
+  http.Get("/api/v1/schedules", access::read, route(a, schedules));
+  http.Get(R"(/api/v1/schedules/([^/]+)/shifts)", access::read, route(a, shifts));
+  http.Post(R"(/api/v1/schedules/([^/]+)/overrides)", access::respond,
+            route(a, add_override));
+  http.Get(R"(/api/v1/schedules/([^/]+)/overrides)", access::read,
+           route(a, list_overrides));
+  http.Delete(R"(/api/v1/schedules/([^/]+)/overrides/([^/]+))", access::respond,
+              route(a, delete_override));
+  http.Get(R"(/api/v1/schedules/([^/]+)/calendar\.ics)", access::read,
+           route(a, calendar));
 }
 
 } // namespace belay

@@ -1,6 +1,7 @@
 #include "http/server.hpp"
 
 #include "actors/metrics.hpp"
+#include "http/admission.hpp"
 #include "http/bounded_pool.hpp"
 #include "http/connections.hpp"
 #include "http/respond.hpp"
@@ -74,7 +75,7 @@ struct server::impl {
   api& a;
   server_options options;
   httplib::Server http;
-  routes table{http};
+  routes table{http, make_admission(a)};
   connection_guard guard{millis(options.read_timeout_seconds),
                          millis(3 * options.read_timeout_seconds)};
   int listening_fd = -1;
@@ -220,7 +221,6 @@ server::server(api& a, server_options options) : impl_(new impl{a, options, {}})
                                       httplib::Response& res) {
     started = std::chrono::steady_clock::now();
     impl_->guard.request_started(req);
-    begin_request(req);
     if (shedding() && !served_when_saturated(req.path)) {
       metrics::count(metrics::name::http_shed_total);
       res.set_header("Retry-After", "1");
@@ -282,6 +282,8 @@ server::server(api& a, server_options options) : impl_(new impl{a, options, {}})
   add_maintenance_routes(table, impl_->a);
   add_change_routes(table, impl_->a);
   add_config_routes(table, impl_->a);
+  add_sign_in_routes(table, impl_->a);
+  add_audit_routes(table, impl_->a);
   add_openapi_routes(table);
   // Every method that may carry a body is read here, never by cpp-httplib (whose limit
   // holds for Content-Length only).

@@ -7,7 +7,9 @@ transition_command answer_command(int64_t org_id, int64_t incident_id,
                                   const char* via) {
   const auto kind =
       action == answer_action::acknowledge ? transition::ack : transition::resolve;
-  return transition_command{org_id, incident_id, {}, kind, by, "native", via};
+  transition_command cmd{org_id, incident_id, {}, kind, by, "native", via};
+  cmd.audited = true; // a person's answer (docs/security.md#audit-log)
+  return cmd;
 }
 
 answer_outcome outcome_of(answer_action action,

@@ -1,49 +1,11 @@
 #include "protocol/answer_page.hpp"
 
+#include "protocol/html_page.hpp"
 #include "protocol/markup.hpp"
 
 namespace belay::protocol {
 
 namespace {
-
-// The token is in the page's URL: no referrer may carry it elsewhere, and no search
-// engine should keep the page.
-constexpr std::string_view head_start =
-    "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-    "<meta name=\"referrer\" content=\"no-referrer\">\n"
-    "<meta name=\"robots\" content=\"noindex, nofollow\">\n";
-
-constexpr std::string_view style =
-    "<style>\n"
-    "body{font-family:system-ui,-apple-system,\"Segoe UI\",Roboto,sans-serif;margin:0;"
-    "padding:1rem;background:#f4f4f5;color:#18181b;line-height:1.4}\n"
-    "main{max-width:32rem;margin:0 auto;background:#fff;border-radius:.75rem;"
-    "padding:1.25rem;box-shadow:0 1px 3px rgba(0,0,0,.12)}\n"
-    "h1{font-size:1.3rem;margin:0 0 1rem;overflow-wrap:anywhere}\n"
-    "dl{display:grid;grid-template-columns:auto 1fr;gap:.4rem 1rem;margin:0 0 1.25rem}\n"
-    "dt{color:#71717a}dd{margin:0;overflow-wrap:anywhere}\n"
-    ".notice{margin:0 0 1rem;padding:.75rem;border-radius:.5rem;background:#ecfdf5;"
-    "color:#065f46;font-weight:600}\n"
-    ".notice.problem{background:#fef2f2;color:#991b1b}\n"
-    "form{display:flex;flex-direction:column;gap:.75rem}\n"
-    "button{font:inherit;font-size:1.1rem;font-weight:600;padding:.9rem;border:0;"
-    "border-radius:.5rem;color:#fff;cursor:pointer}\n"
-    ".ack{background:#b45309}.resolve{background:#15803d}\n"
-    ".critical,.error{color:#b91c1c;font-weight:600}.warning{color:#b45309}\n"
-    "</style>\n";
-
-std::string document(std::string_view title, const std::string& main) {
-  std::string out{head_start};
-  out += "<title>";
-  out += escape_html(title);
-  out += "</title>\n";
-  out += style;
-  out += "</head>\n<body>\n<main>\n";
-  out += main;
-  out += "</main>\n</body>\n</html>\n";
-  return out;
-}
 
 // A class only for the known severities: the value comes from a monitor.
 std::string severity_class(std::string_view severity) {
@@ -94,7 +56,7 @@ std::string page_title(const incident_record& incident) {
 } // namespace
 
 std::string render_answer_page(const incident_record& incident, std::string_view paged) {
-  return document(page_title(incident), incident_html(incident, paged));
+  return html_document(page_title(incident), incident_html(incident, paged));
 }
 
 std::string render_answer_confirmation(const incident_record& incident,
@@ -108,7 +70,7 @@ std::string render_answer_confirmation(const incident_record& incident,
   main += escape_html(answer_outcome_text(outcome, incident, by));
   main += "</p>\n";
   main += incident_html(incident, paged);
-  return document(page_title(incident), main);
+  return html_document(page_title(incident), main);
 }
 
 std::string render_bundle_page(const std::vector<incident_record>& incidents,
@@ -158,13 +120,14 @@ std::string render_bundle_page(const std::vector<incident_record>& incidents,
   if (incidents.size() > max_listed_in_bundle)
     main += "<p>…and " + std::to_string(incidents.size() - max_listed_in_bundle) +
             " more: the buttons above act on them too.</p>\n";
-  return document("belay: " + title, main);
+  return html_document("belay: " + title, main);
 }
 
 std::string render_answer_not_found() {
-  return document("belay: link not valid",
-                  "<h1>This link is not valid</h1>\n<p>It may have expired. Open the "
-                  "incident in belay instead.</p>\n");
+  return html_document(
+      "belay: link not valid",
+      "<h1>This link is not valid</h1>\n<p>It may have expired. Open the "
+      "incident in belay instead.</p>\n");
 }
 
 } // namespace belay::protocol

@@ -8,6 +8,14 @@
 
 namespace belay {
 
+// Who made a write a person or key asked for, for the audit log
+// (docs/security.md#audit-log); an empty actor writes no row.
+struct attribution {
+  std::string actor;
+  std::string via;
+  std::string source_ip;
+};
+
 // One event from any of the three wire formats.
 struct trigger_command {
   int64_t org_id = 0;
@@ -52,6 +60,11 @@ struct transition_command {
   // (docs/guarantees.md#alerts-and-grouping): its firing alert is acted on, else the
   // incident of that dedup key as without grouping.
   bool alert_key = false;
+  // A person's or key's answer (the API, the console, a link, a reply): written to the
+  // audit log in the transaction of the change (docs/security.md#audit-log), with the
+  // address it came from. Integrations' and heartbeats' are not: the log is of people.
+  bool audited = false;
+  std::string source_ip{};
 };
 
 struct transition_reply {

@@ -52,8 +52,8 @@ parsed<trigger_request> parse_trigger_request(std::string_view body) {
   return request;
 }
 
-parsed<actor_request> parse_ack_request(std::string_view body) {
-  return parse_actor_request(body, true);
+parsed<actor_request> parse_ack_request(std::string_view body, bool by_required) {
+  return parse_actor_request(body, by_required);
 }
 
 parsed<actor_request> parse_resolve_request(std::string_view body) {

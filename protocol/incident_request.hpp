@@ -31,10 +31,11 @@ struct actor_request {
   std::string via = "api"; // "api", or "console" when the console sends it
 };
 
-// {"by":"alice"}: "by" required, 1..255 characters; "via" optional, "api" (the
-// default) or "console". An empty body reports the missing "by" rather than bad JSON,
-// because that is what the caller has to fix.
-parsed<actor_request> parse_ack_request(std::string_view body);
+// {"by":"alice"}: "by" 1..255 characters, required unless `by_required` is false (the
+// caller's credential says who: docs/security.md#attribution); "via" optional, "api"
+// (the default) or "console". An empty body reports the missing "by" rather than bad
+// JSON, because that is what the caller has to fix.
+parsed<actor_request> parse_ack_request(std::string_view body, bool by_required = true);
 // An empty body, {} and {"by":…} are all fine.
 parsed<actor_request> parse_resolve_request(std::string_view body);
 

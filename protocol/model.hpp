@@ -1,6 +1,8 @@
 // Plain records shared by storage, actors, http and protocol rendering. No I/O here.
 #pragma once
 
+#include "protocol/access.hpp"
+
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -71,6 +73,10 @@ struct user_config {
   std::string time_zone; // IANA, for showing the person their times; empty: not given
   std::vector<contact> contacts;
   std::vector<notification_rule> rules;
+  // What they may do once signed in (docs/security.md#roles), and the identity they
+  // sign in as: an OpenID claim's value (their email, by default) or a password login.
+  protocol::role role = protocol::role::responder;
+  std::string login{}; // empty: cannot sign in
 };
 
 // An incident's ladder: the policy as it was when the incident opened. Immutable, so

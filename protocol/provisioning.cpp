@@ -20,6 +20,12 @@ namespace {
 // Where each name or key was first seen, so that a duplicate can point at it.
 using first_seen = std::map<std::string, std::string>; // value → JSON path
 
+std::string lower(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return text;
+}
+
 std::string quoted(const std::string& path) {
   return "'" + path + "'";
 }
@@ -217,12 +223,13 @@ public:
         keys_(keys) {}
 
   provisioned_org read() {
-    r_.refuse_unknown({"name", "disabled", "apiKeys", "channels", "users", "schedules",
-                       "policies", "heartbeats", "integrations"});
+    r_.refuse_unknown({"name", "disabled", "apiKeys", "auth", "channels", "users",
+                       "schedules", "policies", "heartbeats", "integrations"});
     org_.name = r_.required_string("name", max_name_chars);
     org_.disabled = r_.optional_bool("disabled").value_or(false);
     unique_name(org_names_, org_.name, r_.path_of("name"), "org name");
     read_api_keys();
+    read_auth();
     read_channels();
     check_failover();
     read_users();
@@ -262,19 +269,26 @@ private:
                   "; every key must be unique in the file");
   }
 
-  // The hashes of the org's keys cannot be matched to positions, so stored_secret
-  // keeps them all or none.
+  // The hashes of plain-string keys cannot be matched to positions, so stored_secret
+  // keeps them all or none; a named key's "<set>" keeps that name's.
   void read_api_keys() {
     const rapidjson::Value* keys = r_.optional_array("apiKeys");
     org_.api_keys_given = keys != nullptr;
-    size_t kept = 0;
+    size_t kept = 0, plain = 0;
+    first_seen key_names;
     for (rapidjson::SizeType i = 0; keys && i < keys->Size() && r_.ok(); ++i) {
       const std::string path = element_path(r_.path_of("apiKeys"), i);
+      if ((*keys)[i].IsObject()) {
+        read_named_key((*keys)[i], path, key_names);
+        org_.named_keys.back().position = i;
+        continue;
+      }
       std::string key =
           r_.string_value((*keys)[i], path, no_length_limit, blank::refused);
       unique_key(key, path);
       kept += key == stored_secret;
-      if (r_.ok() && kept > 0 && kept <= i)
+      ++plain;
+      if (r_.ok() && kept > 0 && kept < plain)
         r_.fail("invalid_value", path,
                 quoted(path) + " mixes \"<set>\" with keys in plain text: give only "
                                "\"<set>\" (keep the stored keys) or every key in plain "
@@ -285,6 +299,49 @@ private:
       org_.keep_api_keys = true;
       org_.api_keys.clear();
     }
+  }
+
+  void read_named_key(const rapidjson::Value& value, const std::string& path,
+                      first_seen& key_names) {
+    field_reader r(value, path, failure_);
+    r.refuse_unknown({"name", "key", "scope"});
+    provisioned_api_key k;
+    k.name = r.required_string("name", max_name_chars);
+    unique_name(key_names, k.name, r.path_of("name"), "API key name");
+    k.key = r.required_string("key", no_length_limit);
+    unique_key(k.key, r.path_of("key"));
+    if (auto scope = r.optional_choice("scope", {"admin", "responder", "read"}))
+      k.scope = *parse_scope(*scope);
+    org_.named_keys.push_back(std::move(k));
+  }
+
+  void read_auth() {
+    const rapidjson::Value* auth = r_.optional_object("auth");
+    if (!auth)
+      return;
+    field_reader r(*auth, r_.path_of("auth"), failure_);
+    r.refuse_unknown({"oidc", "password"});
+    org_.auth.password = r.optional_bool("password").value_or(true);
+    const rapidjson::Value* oidc = r.optional_object("oidc");
+    if (!oidc)
+      return;
+    field_reader o(*oidc, r.path_of("oidc"), failure_);
+    o.refuse_unknown({"issuer", "clientId", "clientSecret", "scopes", "claim"});
+    auto& c = org_.auth.oidc;
+    c.issuer = o.required_string("issuer", no_length_limit);
+    auto scheme = url_scheme(c.issuer);
+    if (o.ok() && (!scheme || (*scheme != "http" && *scheme != "https")))
+      o.fail("invalid_value", o.path_of("issuer"),
+             quoted(o.path_of("issuer")) +
+                 " must be the provider's http:// or https:// "
+                 "issuer URL, as its discovery document names it");
+    c.client_id = o.required_string("clientId", no_length_limit);
+    c.client_secret = o.required_string("clientSecret", no_length_limit);
+    c.scopes = o.optional_string("scopes", no_length_limit).value_or(c.scopes);
+    if (o.ok() && (" " + c.scopes + " ").find(" openid ") == std::string::npos)
+      o.fail("invalid_value", o.path_of("scopes"),
+             quoted(o.path_of("scopes")) + " must include \"openid\" (space-separated)");
+    c.claim = o.optional_string("claim", max_name_chars).value_or(c.claim);
   }
 
   void read_channels() {
@@ -406,9 +463,15 @@ private:
 
   user_config read_user(const rapidjson::Value& value, const std::string& path) {
     field_reader r(value, path, failure_);
-    r.refuse_unknown({"name", "fullName", "timeZone", "contacts", "rules"});
+    r.refuse_unknown(
+        {"name", "role", "login", "fullName", "timeZone", "contacts", "rules"});
     user_config u;
     u.name = r.required_string("name", max_name_chars);
+    if (auto role = r.optional_choice("role", {"admin", "responder", "viewer"}))
+      u.role = *parse_role(*role);
+    u.login = r.optional_string("login", max_name_chars).value_or("");
+    if (r.ok() && !u.login.empty())
+      unique_name(logins_, lower(u.login), r.path_of("login"), "login");
     u.full_name =
         r.optional_string("fullName", max_name_chars, blank::allowed).value_or("");
     u.time_zone = r.optional_string("timeZone", no_length_limit).value_or("");
@@ -547,6 +610,7 @@ private:
   first_seen policy_names_;
   first_seen integration_names_;
   first_seen heartbeat_names_;
+  first_seen logins_; // lower case
   provisioned_org org_;
 };
 
@@ -587,9 +651,32 @@ std::optional<error> check_kept_secrets(const provisioned_org& given,
           unkept(given.heartbeats, stored.heartbeats, member_path(org_path, "heartbeats"),
                  "key", [](const provisioned_heartbeat& h) { return h.key; }))
     return e;
-  return unkept(given.integrations, stored.integrations,
-                member_path(org_path, "integrations"), "key",
-                [](const provisioned_integration& i) { return i.key; });
+  if (auto e = unkept(given.integrations, stored.integrations,
+                      member_path(org_path, "integrations"), "key",
+                      [](const provisioned_integration& i) { return i.key; }))
+    return e;
+  for (auto& k : given.named_keys) {
+    const bool known =
+        std::any_of(stored.named_keys.begin(), stored.named_keys.end(),
+                    [&](const provisioned_api_key& s) { return s.name == k.name; });
+    if (k.key != stored_secret || known)
+      continue;
+    const std::string path =
+        member_path(element_path(member_path(org_path, "apiKeys"), k.position), "key");
+    return error{400, "invalid_provisioning",
+                 quoted(path) + " is \"<set>\", but API key \"" + k.name +
+                     "\" is new: there is no stored key to keep; give it in plain text",
+                 path};
+  }
+  if (given.auth.oidc.client_secret == stored_secret && !stored.auth.oidc.configured()) {
+    const std::string path = member_path(org_path, "auth.oidc.clientSecret");
+    return error{
+        400, "invalid_provisioning",
+        quoted(path) +
+            " is \"<set>\", but no client secret is stored; give it in plain text",
+        path};
+  }
+  return std::nullopt;
 }
 
 parsed<provisioning> parse_provisioning(std::string_view json) {

@@ -5,6 +5,7 @@
 
 #include "protocol/error.hpp"
 #include "protocol/model.hpp"
+#include "protocol/oidc.hpp"
 #include "protocol/oncall.hpp"
 
 #include <string>
@@ -44,16 +45,35 @@ struct provisioned_heartbeat {
   bool alert_if_never_pinged = false;
 };
 
+// A named API key (docs/security.md#keys): {"name","key","scope"}. Plain-string keys
+// stay admin keys without a name (provisioned_org::api_keys).
+struct provisioned_api_key {
+  std::string name;
+  std::string key; // plain text here, or stored_secret to keep the stored one
+  role scope = role::admin;
+  size_t position = 0; // its index in apiKeys, for errors
+};
+
+// How an org's people sign in (docs/security.md#signing-in): OpenID Connect when
+// configured, and passwords unless "password": false.
+struct org_auth {
+  oidc_config oidc{};
+  bool password = true;
+};
+
 struct provisioned_org {
   std::string name;
   // Kept, but off: as an org the file leaves out
   // (docs/guarantees.md#provisioning-fails-closed).
   bool disabled = false;
   std::vector<std::string> api_keys; // plain text here; storage keeps only hashes
-  // apiKeys was in the document; keep_api_keys: it held only stored_secret, and the
-  // org's stored keys stay (api_keys is then empty).
+  // apiKeys was in the document; keep_api_keys: its plain strings were only
+  // stored_secret, and the org's stored keys without a name stay (api_keys is then
+  // empty). Not given with keep_api_keys (the API's PUT): every stored key stays.
   bool api_keys_given = false;
   bool keep_api_keys = false;
+  std::vector<provisioned_api_key> named_keys;
+  org_auth auth{};
   std::vector<channel_config> channels; // org_id 0: storage assigns it
   std::vector<user_config> users;
   std::vector<schedule> schedules; // zones resolved
@@ -95,8 +115,16 @@ struct provisioning {
 // Channels also take throttle and statusThrottle ([{count* ≥ 1, seconds* > 0}], [] for
 // none; defaults by type, protocol/throttle.hpp) and bundle (sms, voice, email, slack).
 // Orgs: name*, disabled (default false: true turns it off as if the file left it out,
-// keeping its definitions), apiKeys, channels, users, schedules, policies, heartbeats,
-// integrations.
+// keeping its definitions), apiKeys, auth, channels, users, schedules, policies,
+// heartbeats, integrations.
+// apiKeys: plain strings (admin keys without a name) and {name*, key*, scope
+// (admin|responder|read, default admin)}, names unique in the org; key "<set>" keeps
+// the stored key of that name.
+// auth (docs/security.md#signing-in): {oidc {issuer* (http(s) URL), clientId*,
+// clientSecret*, scopes (default "openid email profile", must hold openid), claim
+// (default email)}, password (default true)}.
+// Users also take role (admin|responder|viewer, default responder) and login (unique in
+// the org, compared without regard to case).
 // Org names are unique in the file, other names within their org; keys (API,
 // integration and heartbeat keys) are unique in the whole file and contain no whitespace.
 // stored_secret stands for a stored secret or key (it may repeat); apiKeys holds either

@@ -122,6 +122,35 @@ void write_integration(json_writer& w, const provisioned_integration& i) {
   w.EndObject();
 }
 
+void write_named_key(json_writer& w, const provisioned_api_key& k) {
+  w.StartObject();
+  write_text(w, "name", k.name);
+  write_text(w, "key", k.key);
+  write_text(w, "scope", std::string{scope_name(k.scope)});
+  w.EndObject();
+}
+
+// Left out when it says only the defaults (passwords on, no OpenID provider).
+void write_auth(json_writer& w, const org_auth& a) {
+  if (a.password && !a.oidc.configured())
+    return;
+  w.Key("auth");
+  w.StartObject();
+  if (a.oidc.configured()) {
+    w.Key("oidc");
+    w.StartObject();
+    write_text(w, "issuer", a.oidc.issuer);
+    write_text(w, "clientId", a.oidc.client_id);
+    write_text(w, "clientSecret", a.oidc.client_secret);
+    write_text(w, "scopes", a.oidc.scopes);
+    write_text(w, "claim", a.oidc.claim);
+    w.EndObject();
+  }
+  w.Key("password");
+  w.Bool(a.password);
+  w.EndObject();
+}
+
 template <class Items, class Write>
 void write_list(json_writer& w, const char* key, const Items& items, Write write) {
   w.Key(key);
@@ -145,12 +174,21 @@ std::string render_provisioning(const provisioned_org& o) {
     w.Key("disabled");
     w.Bool(true);
   }
-  write_list(w, "apiKeys", o.api_keys,
-             [](json_writer& w, const std::string& key) { write_string(w, key); });
+  w.Key("apiKeys");
+  w.StartArray();
+  for (auto& key : o.api_keys)
+    write_string(w, key);
+  for (auto& key : o.named_keys)
+    write_named_key(w, key);
+  w.EndArray();
+  write_auth(w, o.auth);
   write_list(w, "channels", o.channels, write_channel);
   write_list(w, "users", o.users, [](json_writer& w, const user_config& u) {
     w.StartObject();
     write_text(w, "name", u.name);
+    if (u.role != role::responder) // the default, left out as provisioning may
+      write_text(w, "role", std::string{role_name(u.role)});
+    write_given(w, "login", u.login);
     write_user_fields(w, u, false);
     w.EndObject();
   });

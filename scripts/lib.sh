@@ -11,6 +11,7 @@ BELAY_PACKAGES=(
   libcurl4-openssl-dev libssl-dev libspdlog-dev libfmt-dev
   postgresql python3-aiosmtpd curl
   libhowardhinnant-date-dev tzdata python3-icalendar libsystemd-dev
+  libcjose-dev libargon2-dev
   chromium nodejs
 )
 

@@ -1,5 +1,6 @@
 #include "storage/deliveries.hpp"
 
+#include "storage/audit.hpp"
 #include "storage/batch.hpp"
 #include "storage/channel_rows.hpp"
 #include "storage/claims.hpp"
@@ -607,12 +608,22 @@ dead_letter_page list_dead_letters(connection& c, int64_t org_id, int64_t before
 }
 
 replay_result replay_dead_letter(connection& c, int64_t org_id, int64_t dead_letter_id,
-                                 micros now) {
-  auto r = c.query(replay_sql, org_id, dead_letter_id, now);
-  if (r.rows() == 1)
-    return {reply_code::ok, r.int64(0, 0), r.str(0, 1)};
-  auto exists = c.query(dead_letter_exists_sql, org_id, dead_letter_id);
-  return {exists.rows() ? reply_code::conflict : reply_code::not_found, 0, {}};
+                                 micros now, const attribution& who) {
+  auto work = [&]() -> replay_result {
+    auto r = c.query(replay_sql, org_id, dead_letter_id, now);
+    if (r.rows() == 1) {
+      replay_result out{reply_code::ok, r.int64(0, 0), r.str(0, 1)};
+      if (!who.actor.empty())
+        append_audit(
+            c, audit_row(who, now, org_id, "dead_letter.replay", "dead letter",
+                         std::to_string(dead_letter_id),
+                         R"({"deliveryId":)" + std::to_string(out.delivery_id) + "}"));
+      return out;
+    }
+    auto exists = c.query(dead_letter_exists_sql, org_id, dead_letter_id);
+    return {exists.rows() ? reply_code::conflict : reply_code::not_found, 0, {}};
+  };
+  return audited(c, who, work);
 }
 
 std::vector<named_statement> delivery_statements() {

@@ -160,7 +160,8 @@ struct replay_result {
 };
 
 // A fresh delivery for the dead letter's recipient only, due at once.
+// `who`, when named, gets its audit row in the same transaction.
 replay_result replay_dead_letter(connection& c, int64_t org_id, int64_t dead_letter_id,
-                                 micros now);
+                                 micros now, const attribution& who = {});
 
 } // namespace belay::storage

@@ -3,9 +3,11 @@
 #include "protocol/policy_json.hpp"
 #include "storage/alerts.hpp"
 #include "storage/answers.hpp"
+#include "storage/audit.hpp"
 #include "storage/columns.hpp"
 #include "storage/db.hpp"
 #include "storage/deliveries.hpp"
+#include "storage/identities.hpp"
 #include "storage/incident_rows.hpp"
 #include "storage/statements.hpp"
 #include "storage/test_hooks.hpp"
@@ -281,8 +283,44 @@ constexpr auto read_timeline_entry = BELAY_ROW_READER(BELAY_TIMELINE_COLUMN_LIST
 
 } // namespace
 
+namespace {
+
+transition_reply transit(connection& c, const transition_command& cmd, micros now);
+
+// The audit log's row of a person's acknowledge or resolve.
+void audit_transition(connection& c, const transition_command& cmd,
+                      const incident_record& after, micros now) {
+  protocol::audit_entry e;
+  e.at = now;
+  e.org_id = cmd.org_id;
+  e.actor = cmd.by;
+  e.via = cmd.via;
+  e.source_ip = cmd.source_ip;
+  e.action = cmd.kind == transition::ack ? "incident.ack" : "incident.resolve";
+  e.object_kind = "incident";
+  e.object_name = std::to_string(after.id);
+  e.changes_json = R"({"status":")" + after.status + R"("})";
+  append_audit(c, std::move(e));
+}
+
+} // namespace
+
 transition_reply apply_transition(connection& c, const transition_command& cmd,
                                   micros now) {
+  if (!cmd.audited)
+    return transit(c, cmd, now);
+  auto work = [&] {
+    auto r = transit(c, cmd, now);
+    if (r.code == reply_code::ok)
+      audit_transition(c, cmd, r.incident, now);
+    return r;
+  };
+  return c.in_transaction() ? work() : transaction(c, work);
+}
+
+namespace {
+
+transition_reply transit(connection& c, const transition_command& cmd, micros now) {
   if (cmd.alert_key)
     if (auto r = apply_alert_transition(c, cmd, now))
       return *r;
@@ -306,6 +344,8 @@ transition_reply apply_transition(connection& c, const transition_command& cmd,
                                                : status == status_resolved;
   return {unchanged ? reply_code::unchanged : reply_code::conflict, current->incident};
 }
+
+} // namespace
 
 std::optional<incident_record> exhaust(connection& c, const incident_record& expected,
                                        micros now) {
@@ -467,6 +507,9 @@ std::vector<held_incident> sweep_orphans(connection& c, const orphan_sweep& swee
   forget_inbound_messages(c, sweep.now - inbound_message_lifetime);
   cancel_removed_channel_deliveries(c, sweep.now, sweep.limit, sweep.now);
   sweep_retention(c, sweep);
+  if (sweep.audit_before != 0)
+    prune_audit(c, sweep.audit_before, sweep.retention_batch);
+  forget_expired_sign_ins(c, sweep.now);
   return adopt_orphans(c, sweep);
 }
 

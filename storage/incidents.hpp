@@ -208,6 +208,9 @@ struct orphan_sweep {
   // retention_batch incidents resolved before it (delete_resolved_before).
   micros resolved_before = 0;
   int retention_batch = 500;
+  // Audit log rows written before it go too, retention_batch at most
+  // (docs/security.md#audit-log); 0: none.
+  micros audit_before = 0;
 };
 
 // Takes for sweep.owner every incident of the sweep that is unowned, owned by a node

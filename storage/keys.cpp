@@ -45,12 +45,13 @@ void read_column(const result& r, int row, int col, std::vector<std::string>& ou
       out.emplace_back(item.GetString(), item.GetStringLength());
 }
 
-std::optional<std::pair<int64_t, std::string>> find_api_key(connection& c,
-                                                            const std::string& key_hash) {
-  auto r = c.query("SELECT org_id, key_hash FROM api_key WHERE key_hash = $1", key_hash);
+std::optional<api_key_row> find_api_key(connection& c, const std::string& key_hash) {
+  auto r = c.query("SELECT org_id, key_hash, coalesce(name, ''), scope FROM api_key "
+                   "WHERE key_hash = $1",
+                   key_hash);
   if (r.rows() == 0)
     return std::nullopt;
-  return std::make_pair(r.int64(0, 0), r.str(0, 1));
+  return api_key_row{r.int64(0, 0), r.str(0, 1), r.str(0, 2), r.str(0, 3)};
 }
 
 std::optional<integration_row> find_integration(connection& c,
@@ -64,7 +65,9 @@ std::optional<integration_row> find_integration(connection& c,
 std::vector<std::string> key_hashes(connection& c, key_table table) {
   const char* sql = table == key_table::api_key       ? "SELECT key_hash FROM api_key"
                     : table == key_table::integration ? "SELECT key_hash FROM integration"
-                                                      : "SELECT key_hash FROM heartbeat";
+                    : table == key_table::heartbeat
+                        ? "SELECT key_hash FROM heartbeat"
+                        : "SELECT token_hash FROM personal_token";
   auto r = c.query(sql);
   std::vector<std::string> out;
   out.reserve(static_cast<size_t>(r.rows()));

@@ -25,14 +25,19 @@ struct integration_row {
   std::vector<std::string> group_by{};
 };
 
-std::optional<std::pair<int64_t, std::string>> find_api_key(connection& c,
-                                                            const std::string& key_hash);
+struct api_key_row {
+  int64_t org_id = 0;
+  std::string key_hash;
+  std::string name; // "" for a plain-string key
+  std::string scope = "admin";
+};
+std::optional<api_key_row> find_api_key(connection& c, const std::string& key_hash);
 std::optional<integration_row> find_integration(connection& c,
                                                 const std::string& key_hash);
 
 // Every stored hash of one kind of key: what settles an unknown key without a read per
 // key (http/keys.hpp).
-enum class key_table { api_key, integration, heartbeat };
+enum class key_table { api_key, integration, heartbeat, personal_token };
 std::vector<std::string> key_hashes(connection& c, key_table table);
 
 } // namespace belay::storage

@@ -1,5 +1,6 @@
 #include "storage/maintenance.hpp"
 
+#include "storage/audit.hpp"
 #include "storage/columns.hpp"
 #include "storage/db.hpp"
 #include "storage/incident_rows.hpp"
@@ -68,12 +69,19 @@ SELECT * FROM cas)sql";
 
 std::optional<protocol::maintenance_window>
 add_maintenance(connection& c, int64_t org_id, const protocol::maintenance_window& m,
-                micros now) {
-  auto r =
-      c.query(add_sql, org_id, m.policy, m.integration, m.start, m.end, m.reason, now);
-  if (r.rows() == 0)
-    return std::nullopt;
-  return read_row<protocol::maintenance_window>(r, 0, read_window);
+                micros now, const attribution& who) {
+  return audited(c, who, [&]() -> std::optional<protocol::maintenance_window> {
+    auto r =
+        c.query(add_sql, org_id, m.policy, m.integration, m.start, m.end, m.reason, now);
+    if (r.rows() == 0)
+      return std::nullopt;
+    auto window = read_row<protocol::maintenance_window>(r, 0, read_window);
+    if (!who.actor.empty())
+      append_audit(c, audit_row(who, now, org_id, "maintenance.create", "maintenance",
+                                std::to_string(window.id),
+                                protocol::render_maintenance(window)));
+    return window;
+  });
 }
 
 std::vector<protocol::maintenance_window> list_maintenance(connection& c, int64_t org_id,
@@ -82,8 +90,15 @@ std::vector<protocol::maintenance_window> list_maintenance(connection& c, int64_
                                                  read_window);
 }
 
-bool end_maintenance(connection& c, int64_t org_id, int64_t id, micros now) {
-  return c.query(end_sql, org_id, id, now).rows() == 1;
+bool end_maintenance(connection& c, int64_t org_id, int64_t id, micros now,
+                     const attribution& who) {
+  return audited(c, who, [&] {
+    bool ended = c.query(end_sql, org_id, id, now).rows() == 1;
+    if (ended && !who.actor.empty())
+      append_audit(c, audit_row(who, now, org_id, "maintenance.end", "maintenance",
+                                std::to_string(id)));
+    return ended;
+  });
 }
 
 std::optional<incident_record> resume_held(connection& c, const resume_event& e) {

@@ -5,6 +5,7 @@
 // once.
 #pragma once
 
+#include "protocol/commands.hpp"
 #include "protocol/maintenance_json.hpp"
 #include "protocol/model.hpp"
 
@@ -16,18 +17,20 @@ namespace belay::storage {
 
 class connection;
 
+// Writes that `who` names are audited in their transaction (docs/security.md#audit-log).
 // Stores the window unless its policy or integration does not exist in the org (then
 // nothing is written and nullopt comes back).
 std::optional<protocol::maintenance_window>
 add_maintenance(connection& c, int64_t org_id, const protocol::maintenance_window& m,
-                micros now);
+                micros now, const attribution& who = {});
 
 // The org's windows that have not ended by `now` (active and future), by start.
 std::vector<protocol::maintenance_window> list_maintenance(connection& c, int64_t org_id,
                                                            micros now);
 
 // Ends a window at `now` (a future one never begins); false if it is unknown or over.
-bool end_maintenance(connection& c, int64_t org_id, int64_t id, micros now);
+bool end_maintenance(connection& c, int64_t org_id, int64_t id, micros now,
+                     const attribution& who = {});
 
 // A held incident's actor asks whether its window is over (at its end, and every so
 // often before, in case it ended early). Still covered: held on, until the latest end of

@@ -3,6 +3,7 @@
 #include "protocol/policy_json.hpp"
 #include "storage/channel_rows.hpp"
 #include "storage/db.hpp"
+#include "storage/identities.hpp"
 #include "storage/schedules.hpp"
 
 #include <spdlog/spdlog.h>
@@ -36,7 +37,9 @@ SELECT name, type, policy, shadow, rate_limit_per_minute, heartbeat,
 FROM integration WHERE org_id = $1 ORDER BY name)sql";
 
 constexpr const char* api_key_count_sql =
-    "SELECT count(*) FROM api_key WHERE org_id = $1";
+    "SELECT count(*) FROM api_key WHERE org_id = $1 AND name IS NULL";
+constexpr const char* named_keys_sql = "SELECT name, scope FROM api_key WHERE org_id = "
+                                       "$1 AND name IS NOT NULL ORDER BY name";
 
 std::optional<std::string> org_name(connection& c, int64_t org_id) {
   auto r = c.query("SELECT name FROM org WHERE id = $1", org_id);
@@ -50,6 +53,14 @@ protocol::provisioned_org load_org_config(connection& c, int64_t org_id) {
   o.name = org_name(c, org_id).value_or("");
   const std::string kept{protocol::stored_secret};
   o.api_keys.assign(c.query(api_key_count_sql, org_id).int64(0, 0), kept);
+  auto named = c.query(named_keys_sql, org_id);
+  for (int i = 0; i < named.rows(); ++i)
+    o.named_keys.push_back(
+        {named.str(i, 0), kept,
+         protocol::parse_scope(named.text(i, 1)).value_or(protocol::role::viewer)});
+  o.auth = load_org_auth(c, org_id);
+  if (o.auth.oidc.configured())
+    o.auth.oidc.client_secret = kept;
   o.channels = read_channels(c.query(shown_channels_sql, org_id));
   for (auto& ch : o.channels)
     ch.org_id = 0; // the document's channels carry no org id

@@ -6,6 +6,7 @@
 #include "protocol/provisioning_json.hpp"
 #include "protocol/schedule_json.hpp"
 #include "protocol/throttle.hpp"
+#include "storage/audit.hpp"
 #include "storage/db.hpp"
 #include "storage/deliveries.hpp"
 #include "storage/incidents.hpp"
@@ -14,6 +15,7 @@
 
 #include <chrono>
 #include <limits>
+#include <map>
 
 namespace belay::storage {
 
@@ -47,9 +49,50 @@ constexpr const char* disabled_integrations_sql =
 constexpr const char* disabled_heartbeats_sql =
     "DELETE FROM heartbeat WHERE org_id = $1 RETURNING name";
 
+// A plain-string key has no name ('') and is an admin key.
 constexpr const char* api_key_sql = R"sql(
-INSERT INTO api_key (org_id, key_hash) VALUES ($1, $2)
-ON CONFLICT (org_id, key_hash) DO NOTHING RETURNING 1)sql";
+INSERT INTO api_key AS k (org_id, key_hash, name, scope) VALUES ($1, $2, nullif($3, ''), $4)
+ON CONFLICT (org_id, key_hash) DO UPDATE SET name = EXCLUDED.name, scope = EXCLUDED.scope
+WHERE (k.name, k.scope) IS DISTINCT FROM (EXCLUDED.name, EXCLUDED.scope)
+RETURNING (xmax = 0))sql";
+constexpr const char* named_keys_sql =
+    "SELECT name, key_hash FROM api_key WHERE org_id = $1 AND name IS NOT NULL";
+constexpr const char* unnamed_keys_sql =
+    "SELECT key_hash FROM api_key WHERE org_id = $1 AND name IS NULL";
+
+// An org's sign-in settings (docs/security.md#signing-in); the defaults need no row.
+constexpr const char* auth_sql = R"sql(
+INSERT INTO org_auth AS a (org_id, password, oidc_issuer, oidc_client_id, oidc_client_secret,
+                           oidc_scopes, oidc_claim)
+VALUES ($1, $2, $3, $4, $5, $6, $7)
+ON CONFLICT (org_id) DO UPDATE SET password = EXCLUDED.password,
+  oidc_issuer = EXCLUDED.oidc_issuer, oidc_client_id = EXCLUDED.oidc_client_id,
+  oidc_client_secret = CASE WHEN EXCLUDED.oidc_client_secret = '<set>'
+                            THEN a.oidc_client_secret ELSE EXCLUDED.oidc_client_secret END,
+  oidc_scopes = EXCLUDED.oidc_scopes, oidc_claim = EXCLUDED.oidc_claim
+WHERE (a.password, a.oidc_issuer, a.oidc_client_id, a.oidc_client_secret, a.oidc_scopes,
+       a.oidc_claim)
+  IS DISTINCT FROM (EXCLUDED.password, EXCLUDED.oidc_issuer, EXCLUDED.oidc_client_id,
+                    CASE WHEN EXCLUDED.oidc_client_secret = '<set>' THEN a.oidc_client_secret
+                         ELSE EXCLUDED.oidc_client_secret END,
+                    EXCLUDED.oidc_scopes, EXCLUDED.oidc_claim)
+RETURNING (xmax = 0))sql";
+constexpr const char* stored_auth_secret_sql =
+    "SELECT oidc_client_secret FROM org_auth WHERE org_id = $1";
+constexpr const char* default_auth_sql =
+    "DELETE FROM org_auth WHERE org_id = $1 RETURNING 1";
+
+// Sessions whose user's role or login is no longer what it was when they began: a
+// demoted or renamed person signs in again.
+constexpr const char* stale_sessions_sql = R"sql(
+DELETE FROM session s USING app_user u
+WHERE s.org_id = $1 AND u.org_id = s.org_id AND u.name = s.user_name
+  AND (u.role <> s.role OR coalesce(u.login, '') <> s.login)
+RETURNING s.user_name)sql";
+constexpr const char* disabled_sessions_sql =
+    "DELETE FROM session WHERE org_id = $1 RETURNING 1";
+constexpr const char* disabled_tokens_sql =
+    "DELETE FROM personal_token WHERE org_id = $1 RETURNING 1";
 
 // "<set>" (protocol::stored_secret) keeps a secret's stored value: compared and kept
 // here, never read out (docs/http.md#configuration-api). Only an existing row can keep
@@ -129,9 +172,12 @@ WHERE (h.key_hash, h.policy, h.period_seconds, h.grace_seconds, h.alert_if_never
 RETURNING (xmax = 0))sql";
 
 constexpr const char* user_sql = R"sql(
-INSERT INTO app_user AS u (org_id, name, definition) VALUES ($1, $2, $3::jsonb)
-ON CONFLICT (org_id, name) DO UPDATE SET definition = EXCLUDED.definition
-WHERE u.definition IS DISTINCT FROM EXCLUDED.definition
+INSERT INTO app_user AS u (org_id, name, definition, role, login)
+VALUES ($1, $2, $3::jsonb, $4, nullif($5, ''))
+ON CONFLICT (org_id, name) DO UPDATE SET definition = EXCLUDED.definition,
+  role = EXCLUDED.role, login = EXCLUDED.login
+WHERE (u.definition, u.role, u.login) IS DISTINCT FROM
+      (EXCLUDED.definition, EXCLUDED.role, EXCLUDED.login)
 RETURNING (xmax = 0))sql";
 
 constexpr const char* schedule_sql = R"sql(
@@ -193,6 +239,14 @@ public:
     report_.changes.push_back("org '" + org_ + "': " + what);
   }
 
+  // A change the audit log records by kind and name too.
+  void note(const std::string& what, std::string verb, std::string kind,
+            std::string name) {
+    note(what);
+    items_.push_back({std::move(verb), std::move(kind), std::move(name)});
+  }
+  const std::vector<protocol::audit_change>& items() const { return items_; }
+
   // An upsert's RETURNING (xmax = 0): a row when something changed, true when added.
   // `kept`: the item gave "<set>" for a secret or key, which only a stored row has
   // (the API checks before: protocol::check_kept_secrets; a file may not).
@@ -205,7 +259,8 @@ public:
       throw db_error(std::string{kind} + " '" + name +
                          "' is new: \"<set>\" has no stored secret or key to keep",
                      "22023");
-    note(std::string{added ? "add " : "update "} + kind + " '" + name + "'");
+    note(std::string{added ? "add " : "update "} + kind + " '" + name + "'",
+         added ? "added" : "updated", kind, name);
   }
 
   // Removes the org's rows that `keep` does not name (prune_statements).
@@ -213,14 +268,17 @@ public:
              const std::vector<std::string>& keep, const char* kind,
              bool is_key = false) {
     auto r = c.query(prune_sql, org, text_array(keep));
-    for (int i = 0; i < r.rows(); ++i)
-      note(std::string{"remove "} + kind + " " +
-           (is_key ? key_label(r.str(i, 0)) : "'" + r.str(i, 0) + "'"));
+    for (int i = 0; i < r.rows(); ++i) {
+      auto name = is_key ? key_label(r.str(i, 0)) : r.str(i, 0);
+      note(std::string{"remove "} + kind + " " + (is_key ? name : "'" + name + "'"),
+           "removed", kind, name);
+    }
   }
 
 private:
   provision_report& report_;
   std::string org_;
+  std::vector<protocol::audit_change> items_;
 };
 
 micros now_micros() {
@@ -242,6 +300,12 @@ void turn_off(connection& c, changes& note, int64_t org) {
   auto heartbeats = c.query(disabled_heartbeats_sql, org);
   for (int k = 0; k < heartbeats.rows(); ++k)
     note.note("remove heartbeat '" + heartbeats.str(k, 0) + "'");
+  if (auto n = c.query(disabled_sessions_sql, org).rows())
+    note.note("end " + std::to_string(n) + " session(s)", "ended", "sessions",
+              std::to_string(n));
+  if (auto n = c.query(disabled_tokens_sql, org).rows())
+    note.note("revoke " + std::to_string(n) + " personal token(s)", "removed",
+              "personal tokens", std::to_string(n));
   auto open = c.query(unresolved_sql, org);
   for (int k = 0; k < open.rows(); ++k) {
     transition_command cmd;
@@ -255,8 +319,95 @@ void turn_off(connection& c, changes& note, int64_t org) {
   }
 }
 
+// An org's API keys: plain strings (admin, no name) and named keys with a scope. A
+// named key's "<set>" keeps the stored key of that name; plain "<set>" strings
+// (keep_api_keys) keep the stored keys without a name. What is not kept goes first, so
+// that a named key given a new key can take its name back.
+void apply_api_keys(connection& c, changes& note, int64_t org,
+                    const protocol::provisioned_org& o) {
+  std::map<std::string, std::string> named; // name → stored hash
+  auto stored = c.query(named_keys_sql, org);
+  for (int i = 0; i < stored.rows(); ++i)
+    named[stored.str(i, 0)] = stored.str(i, 1);
+  struct wanted {
+    std::string hash, name;
+    protocol::role scope;
+  };
+  std::vector<wanted> keys;
+  for (auto& key : o.api_keys)
+    keys.push_back({sha256_hex(key), "", protocol::role::admin});
+  for (auto& key : o.named_keys) {
+    std::string hash = sha256_hex(key.key);
+    if (key.key == protocol::stored_secret) {
+      auto it = named.find(key.name);
+      if (it == named.end())
+        throw db_error("API key '" + key.name +
+                           "' is new: \"<set>\" has no stored key to keep",
+                       "22023");
+      hash = it->second;
+    }
+    keys.push_back({hash, key.name, key.scope});
+  }
+  std::vector<std::string> hashes;
+  for (auto& k : keys)
+    hashes.push_back(k.hash);
+  if (o.keep_api_keys) {
+    auto unnamed = c.query(unnamed_keys_sql, org);
+    for (int i = 0; i < unnamed.rows(); ++i)
+      hashes.push_back(unnamed.str(i, 0));
+  }
+  note.prune(c, prune_api_keys_sql, org, hashes, "API key", true);
+  for (auto& k : keys) {
+    auto r = c.query(api_key_sql, org, k.hash, k.name,
+                     std::string{protocol::scope_name(k.scope)});
+    if (r.rows() != 1)
+      continue;
+    auto label = k.name.empty() ? key_label(k.hash) : "'" + k.name + "'";
+    bool added = r.boolean(0, 0);
+    note.note(std::string{added ? "add" : "update"} + " API key " + label,
+              added ? "added" : "updated", "API key",
+              k.name.empty() ? key_label(k.hash) : k.name);
+  }
+}
+
+// The org's sign-in settings: a row unless they are the defaults. The client secret is
+// sealed like a channel's.
+void apply_auth(connection& c, changes& note, int64_t org, const protocol::org_auth& a) {
+  if (a.password && !a.oidc.configured()) {
+    if (c.query(default_auth_sql, org).rows() == 1)
+      note.note("update sign-in settings (back to the defaults)", "updated",
+                "sign-in settings", "auth");
+    return;
+  }
+  auto stored = c.query(stored_auth_secret_sql, org);
+  std::string was = stored.rows() ? stored.str(0, 0) : std::string{};
+  auto secret = a.oidc.client_secret == protocol::stored_secret
+                    ? a.oidc.client_secret
+                    : reseal_unless_same(process_keyring(), was, a.oidc.client_secret);
+  note.upserted(c.query(auth_sql, org, a.password, a.oidc.issuer, a.oidc.client_id,
+                        secret, a.oidc.scopes, a.oidc.claim),
+                "sign-in settings", "auth",
+                a.oidc.client_secret == protocol::stored_secret);
+}
+
+// The audit log's row for one org of an application (docs/security.md#audit-log).
+void audit_org(connection& c, const changes& note, int64_t org, const std::string& name,
+               const provision_audit& who) {
+  protocol::audit_entry e;
+  e.at = who.at; // 0: append_audit's wall clock
+  e.org_id = org;
+  e.actor = who.actor;
+  e.via = who.via;
+  e.source_ip = who.source_ip;
+  e.action = who.action;
+  e.object_kind = who.object_name.empty() ? "org" : "provisioning";
+  e.object_name = who.object_name.empty() ? name : who.object_name;
+  e.changes_json = protocol::render_audit_changes(note.items());
+  append_audit(c, std::move(e));
+}
+
 void apply_org(connection& c, provision_report& report,
-               const protocol::provisioned_org& o) {
+               const protocol::provisioned_org& o, const provision_audit& who) {
   changes note{report, o.name};
   auto org_row = c.query(org_sql, o.name);
   int64_t org = org_row.int64(0, 0);
@@ -269,15 +420,11 @@ void apply_org(connection& c, provision_report& report,
     if (c.query(disable_named_sql, org).rows() == 1)
       note.note("disable org (\"disabled\": true)");
     turn_off(c, note, org);
-  } else if (!o.keep_api_keys) {
-    std::vector<std::string> hashes;
-    for (auto& key : o.api_keys) {
-      hashes.push_back(sha256_hex(key));
-      if (c.query(api_key_sql, org, hashes.back()).rows() == 1)
-        note.note("add API key " + key_label(hashes.back()));
-    }
-    note.prune(c, prune_api_keys_sql, org, hashes, "API key", true);
+  } else if (o.api_keys_given || !o.keep_api_keys) {
+    apply_api_keys(c, note, org, o);
   }
+  if (!o.disabled)
+    apply_auth(c, note, org, o.auth);
 
   std::vector<std::string> names;
   // Secrets are stored sealed (docs/guarantees.md#no-key-at-rest-in-clear); "<set>"
@@ -306,10 +453,15 @@ void apply_org(connection& c, provision_report& report,
   names.clear();
   for (auto& u : o.users) {
     names.push_back(u.name);
-    note.upserted(c.query(user_sql, org, u.name, protocol::render_user_definition(u)),
+    note.upserted(c.query(user_sql, org, u.name, protocol::render_user_definition(u),
+                          std::string{protocol::role_name(u.role)}, u.login),
                   "user", u.name);
   }
   note.prune(c, prune_users_sql, org, names, "user");
+  auto ended = c.query(stale_sessions_sql, org);
+  for (int i = 0; i < ended.rows(); ++i)
+    note.note("end a session of user '" + ended.str(i, 0) + "' (role or login changed)",
+              "ended", "session", ended.str(i, 0));
   names.clear();
   for (auto& sch : o.schedules) {
     names.push_back(sch.name);
@@ -326,7 +478,7 @@ void apply_org(connection& c, provision_report& report,
   note.prune(c, prune_policies_sql, org, names, "policy");
 
   if (o.disabled)
-    return; // its keys, heartbeats and integrations went with turn_off
+    return audit_org(c, note, org, o.name, who); // its keys went with turn_off
 
   // Removed monitors stop: their rows go, and their ping keys with them.
   names.clear();
@@ -347,6 +499,7 @@ void apply_org(connection& c, provision_report& report,
                   "integration", in.name, in.key == protocol::stored_secret);
   }
   note.prune(c, prune_integrations_sql, org, names, "integration");
+  audit_org(c, note, org, o.name, who);
 }
 
 // Pages pending on a channel removed, or of an org turned off, are cancelled now; the
@@ -362,28 +515,32 @@ void cancel_orphans(connection& c, provision_report& report) {
   }
 }
 
-provision_report apply(connection& c, const protocol::provisioning& p) {
+provision_report apply(connection& c, const protocol::provisioning& p,
+                       const provision_audit& who) {
   c.exec(lock_sql);
   provision_report report;
   std::vector<std::string> org_names;
   for (auto& o : p.orgs) {
     org_names.push_back(o.name);
-    apply_org(c, report, o);
+    apply_org(c, report, o, who);
   }
   auto gone = c.query(disable_sql, text_array(org_names));
   for (int i = 0; i < gone.rows(); ++i) {
     changes note{report, gone.str(i, 1)};
-    note.note("disable org (the file no longer names it)");
+    note.note("disable org (the file no longer names it)", "disabled", "org",
+              gone.str(i, 1));
     turn_off(c, note, gone.int64(i, 0));
+    audit_org(c, note, gone.int64(i, 0), gone.str(i, 1), who);
   }
   cancel_orphans(c, report);
   return report;
 }
 
-provision_report apply_one(connection& c, const protocol::provisioned_org& o) {
+provision_report apply_one(connection& c, const protocol::provisioned_org& o,
+                           const provision_audit& who) {
   c.exec(lock_sql);
   provision_report report;
-  apply_org(c, report, o);
+  apply_org(c, report, o, who);
   cancel_orphans(c, report);
   return report;
 }
@@ -407,13 +564,13 @@ template <class Work> provision_report run(connection& c, bool dry_run, Work&& w
 } // namespace
 
 provision_report apply_provisioning(connection& c, const protocol::provisioning& p,
-                                    bool dry_run) {
-  return run(c, dry_run, [&] { return apply(c, p); });
+                                    bool dry_run, const provision_audit& who) {
+  return run(c, dry_run, [&] { return apply(c, p, who); });
 }
 
 provision_report apply_org_provisioning(connection& c, const protocol::provisioned_org& o,
-                                        bool dry_run) {
-  return run(c, dry_run, [&] { return apply_one(c, o); });
+                                        bool dry_run, const provision_audit& who) {
+  return run(c, dry_run, [&] { return apply_one(c, o, who); });
 }
 
 std::vector<named_statement> provision_statements() {

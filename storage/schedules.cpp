@@ -1,7 +1,9 @@
 #include "storage/schedules.hpp"
 
 #include "protocol/json_document.hpp"
+#include "protocol/oncall_json.hpp"
 #include "protocol/schedule_json.hpp"
+#include "storage/audit.hpp"
 #include "storage/columns.hpp"
 #include "storage/db.hpp"
 
@@ -102,12 +104,17 @@ protocol::org_people load_people(connection& c, int64_t org_id, micros at) {
 }
 
 std::vector<user_config> load_users(connection& c, int64_t org_id) {
-  auto r = c.query(
-      "SELECT name, definition::text FROM app_user WHERE org_id = $1 ORDER BY name",
-      org_id);
+  auto r =
+      c.query("SELECT name, definition::text, role, coalesce(login, '') FROM app_user "
+              "WHERE org_id = $1 ORDER BY name",
+              org_id);
   std::vector<user_config> out;
-  for (int i = 0; i < r.rows(); ++i)
+  for (int i = 0; i < r.rows(); ++i) {
     out.push_back(user_of(r.str(i, 0), r.text(i, 1)));
+    out.back().role =
+        protocol::parse_role(r.text(i, 2)).value_or(protocol::role::responder);
+    out.back().login = r.str(i, 3);
+  }
   return out;
 }
 
@@ -148,15 +155,29 @@ std::vector<protocol::schedule_override> load_overrides(connection& c, int64_t o
 
 protocol::schedule_override add_override(connection& c, int64_t org_id,
                                          const std::string& schedule,
-                                         protocol::schedule_override o, micros now) {
-  auto r = c.query(add_override_sql, org_id, schedule, o.user, o.replaces.value_or(""),
-                   o.start, o.end, now);
-  return read_row<protocol::schedule_override>(r, 0, read_override);
+                                         protocol::schedule_override o, micros now,
+                                         const attribution& who) {
+  return audited(c, who, [&] {
+    auto r = c.query(add_override_sql, org_id, schedule, o.user, o.replaces.value_or(""),
+                     o.start, o.end, now);
+    auto stored = read_row<protocol::schedule_override>(r, 0, read_override);
+    if (!who.actor.empty())
+      append_audit(c, audit_row(who, now, org_id, "override.create", "override",
+                                schedule + "/" + std::to_string(stored.id),
+                                protocol::render_override(schedule, stored)));
+    return stored;
+  });
 }
 
 bool delete_override(connection& c, int64_t org_id, const std::string& schedule,
-                     int64_t id) {
-  return c.query(delete_override_sql, org_id, schedule, id).rows() == 1;
+                     int64_t id, micros now, const attribution& who) {
+  return audited(c, who, [&] {
+    bool gone = c.query(delete_override_sql, org_id, schedule, id).rows() == 1;
+    if (gone && !who.actor.empty())
+      append_audit(c, audit_row(who, now, org_id, "override.delete", "override",
+                                schedule + "/" + std::to_string(id)));
+    return gone;
+  });
 }
 
 } // namespace belay::storage

@@ -1,6 +1,7 @@
 // Every SQL statement about people and on-call schedules (docs/guarantees.md#on-call).
 #pragma once
 
+#include "protocol/commands.hpp"
 #include "protocol/oncall.hpp"
 #include "protocol/paging.hpp"
 
@@ -29,9 +30,11 @@ std::vector<protocol::schedule_override> load_overrides(connection& c, int64_t o
                                                         micros from, micros to);
 
 // Stores `o` (its id and created_at are set from the row).
+// Audited when `who` names someone (docs/security.md#audit-log).
 protocol::schedule_override add_override(connection& c, int64_t org_id,
                                          const std::string& schedule,
-                                         protocol::schedule_override o, micros now);
+                                         protocol::schedule_override o, micros now,
+                                         const attribution& who = {});
 
 // The org's users, schedules and the overrides near `at` (within on_call_search_limit):
 // what expanding a step's targets at `at` needs.
@@ -39,6 +42,6 @@ protocol::org_people load_people(connection& c, int64_t org_id, micros at);
 
 // False when the schedule has no override of that id.
 bool delete_override(connection& c, int64_t org_id, const std::string& schedule,
-                     int64_t id);
+                     int64_t id, micros now = 0, const attribution& who = {});
 
 } // namespace belay::storage

@@ -15,7 +15,14 @@ const std::string missing_key =
 // Through to_jsonb, so that a database before the migration that added a column (or
 // before any) is read too: start-up checks before it migrates.
 constexpr const char* tables_sql = "SELECT to_regclass('channel') IS NOT NULL, "
-                                   "to_regclass('signing_secret') IS NOT NULL";
+                                   "to_regclass('signing_secret') IS NOT NULL, "
+                                   "to_regclass('org_auth') IS NOT NULL";
+constexpr const char* stored_auth_values_sql =
+    "SELECT oidc_client_secret FROM org_auth WHERE oidc_client_secret <> ''";
+constexpr const char* lock_auth_sql =
+    "SELECT org_id, oidc_client_secret FROM org_auth ORDER BY org_id FOR UPDATE";
+constexpr const char* reseal_auth_sql =
+    "UPDATE org_auth SET oidc_client_secret = $2 WHERE org_id = $1";
 constexpr const char* stored_channel_values_sql = R"sql(
 SELECT v FROM channel c, LATERAL (VALUES (to_jsonb(c)->>'url'), (to_jsonb(c)->>'secret'),
                                          (to_jsonb(c)->>'signing_secret')) AS s(v)
@@ -63,6 +70,9 @@ bool holds_channel_secret(const protocol::provisioning& p) {
     for (auto& ch : o.channels)
       if (!ch.url.empty() || !ch.secret.empty() || !ch.signing_secret.empty())
         return true;
+  for (auto& o : p.orgs)
+    if (!o.auth.oidc.client_secret.empty())
+      return true;
   return false;
 }
 
@@ -87,6 +97,14 @@ void check_stored_secrets(connection& c, const keyring& keys, bool file_holds_se
     auto r = c.exec(stored_signing_secret_sql);
     for (int i = 0; i < r.rows(); ++i)
       stored.push_back(r.str(i, 0));
+  }
+  if (tables.boolean(0, 2)) {
+    auto r = c.exec(stored_auth_values_sql);
+    for (int i = 0; i < r.rows(); ++i)
+      stored.push_back(r.str(i, 0));
+    if (!keys.current && r.rows() > 0)
+      throw std::invalid_argument("the database holds an OpenID client secret: " +
+                                  missing_key);
   }
   for (auto& v : stored)
     if (is_sealed(v))
@@ -118,6 +136,10 @@ size_t seal_stored_secrets(connection& c, const keyring& keys, bool rekey) {
     auto answer_secret = c.exec(lock_signing_secret_sql);
     if (answer_secret.rows() == 1 && needs_rewrite(keys, answer_secret.str(0, 0), rekey))
       c.query(reseal_signing_secret_sql, resealed(answer_secret.str(0, 0)));
+    auto auth = c.exec(lock_auth_sql);
+    for (int i = 0; i < auth.rows(); ++i)
+      if (needs_rewrite(keys, auth.str(i, 1), rekey))
+        c.query(reseal_auth_sql, auth.int64(i, 0), resealed(auth.str(i, 1)));
     return rewritten;
   });
 }
