@@ -66,7 +66,8 @@ void reply_page(httplib::Response& res, int status, const std::string& html) {
 void see_other(httplib::Response& res, const std::string& where) {
   res.status = 303;
   res.set_header("Location", where);
-  res.set_header("Cache-Control", "no-store");
+  if (!res.has_header("Cache-Control"))
+    res.set_header("Cache-Control", "no-store");
 }
 
 std::string cookie(const sign_in_routes& d, const std::string& name,
@@ -116,6 +117,8 @@ std::string begin_session(sign_in_routes& d, storage::connection& conn,
                                                    std::to_string(id)));
   });
   res.set_header("Set-Cookie", cookie(d, session_cookie, token, "/", o.session_cap));
+  // Neither the cookie nor the CSRF token of the answer belongs in any cache.
+  res.set_header("Cache-Control", "no-store");
   return token;
 }
 
@@ -468,6 +471,7 @@ void add_sign_in_routes(routes& http, api& a) {
   http.Post("/auth/logout", access::person,
             [d](const caller& c, R req, W res) { logout(*d, c, req, res); });
   http.Get("/api/v1/me", access::person, [d](const caller& c, R req, W res) {
+    res.set_header("Cache-Control", "no-store"); // it holds the CSRF token
     reply_json(res, 200, me_json(d->a, c, req));
   });
   http.Post("/api/v1/me/password", access::person,

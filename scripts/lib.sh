@@ -46,7 +46,8 @@ install_missing() {
 }
 
 # The Node.js packages of the tests, each directory's pinned by its package-lock.json:
-# tests/console's playwright-core (the browser test) and tests/http/openapi's
+# tests/console's playwright-core (the browser test), tests/oidc's oidc-provider (the
+# OpenID provider of the sign-in tests) and tests/http/openapi's
 # @redocly/cli (the OpenAPI linter). A directory whose node_modules holds its package
 # already is left alone, so a kept checkout (or a CI cache of node_modules keyed on the
 # lock files) never installs again. npm comes with most Node.js builds (and conflicts
@@ -57,7 +58,8 @@ install_node_test_deps() {
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends npm >/dev/null
   fi
   local dir_package dir package
-  for dir_package in tests/console:playwright-core tests/http/openapi:@redocly/cli; do
+  for dir_package in tests/console:playwright-core tests/http/openapi:@redocly/cli \
+    tests/oidc:oidc-provider; do
     dir=$BELAY_ROOT/${dir_package%%:*} package=${dir_package#*:}
     if [ -d "$dir/node_modules/$package" ]; then
       say "node packages: $package present in ${dir_package%%:*}"

@@ -1,13 +1,10 @@
 // GET /api/v1/openapi.json serves http/openapi.json (docs/http.md#openapi), and the
 // document describes every route the server adds and no other: a new route without a
 // description fails here. tests/support/openapi_check.* checks the answers themselves.
-#include "http/keys.hpp"
-#include "http/server.hpp"
-#include "storage/db.hpp"
 #include "support/json.hpp"
 #include "support/openapi_check.hpp"
+#include "support/route_table.hpp"
 #include "support/served_belay.hpp"
-#include "support/test_node.hpp"
 
 #include <algorithm>
 #include <catch2/catch.hpp>
@@ -30,6 +27,7 @@ std::string source_file(const std::string& path) {
 struct operation {
   std::string method; // "GET"
   std::string path;   // "/api/v1/incidents/{id}"
+  std::string access; // its x-belay-access ("" when it has none)
 };
 
 std::vector<operation> documented() {
@@ -40,7 +38,11 @@ std::vector<operation> documented() {
       std::string name = method.name.GetString();
       for (auto& c : name)
         c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-      all.push_back({name, path.name.GetString()});
+      auto level = method.value.FindMember("x-belay-access");
+      all.push_back({name, path.name.GetString(),
+                     level != method.value.MemberEnd() && level->value.IsString()
+                         ? level->value.GetString()
+                         : ""});
     }
   return all;
 }
@@ -49,19 +51,6 @@ std::vector<operation> documented() {
 // must match.
 std::string sample(const std::string& path) {
   return std::regex_replace(path, std::regex{R"(\{[^}]+\})"}, "x1");
-}
-
-// The server's route table: a server built on a node on the simulated clock, never
-// bound (it answers nothing).
-std::vector<routes::listing> route_table() {
-  test::test_database db;
-  db.provision(test::two_orgs());
-  test::test_node node{db};
-  storage::pool pool{db.url(), 1};
-  key_store keys{pool};
-  api a{node.sys, node.n.registry, node.n.triggers, node.n.dispatcher, pool, keys, {}, 1};
-  server http{a, 1};
-  return http.route_table();
 }
 
 // Keywords of JSON Schema 2020-12 that RapidJSON's draft-04 validator does not know
@@ -116,7 +105,7 @@ TEST_CASE("GET /api/v1/openapi.json serves http/openapi.json as it is, with no k
 }
 
 TEST_CASE("http/openapi.json describes every route the server adds, and only those") {
-  auto routes = route_table();
+  auto routes = test::route_table();
   auto operations = documented();
   REQUIRE(routes.size() > 30);
   for (auto& route : routes) {
@@ -136,6 +125,19 @@ TEST_CASE("http/openapi.json describes every route the server adds, and only tho
     INFO(op.method << " " << op.path);
     CHECK(served);
   }
+}
+
+// docs/security.md#roles: a reader of the document learns what each operation needs from
+// x-belay-access, and it is the level the router enforces.
+TEST_CASE("each operation's x-belay-access in http/openapi.json is its route's access") {
+  auto routes = test::route_table();
+  for (auto& op : documented())
+    for (auto& route : routes)
+      if (op.method == route.method &&
+          std::regex_match(sample(op.path), std::regex{route.pattern})) {
+        INFO(op.method << " " << op.path);
+        CHECK(op.access == std::string{protocol::access_name(route.need)});
+      }
 }
 
 TEST_CASE("an answer that does not match its schema in http/openapi.json is a mismatch") {
