@@ -1,12 +1,13 @@
 // belay inspector console: one page, no framework. Data arrives as inspector snapshots
-// (docs/http.md#inspector) over a server-sent-event stream read with fetch(), so the API key
-// travels in the Authorization header and never in a URL; polling takes over when the
-// stream fails. Every piece of data reaches the page through textContent, never as HTML.
+// (docs/http.md#inspector) over a server-sent-event stream read with fetch(); polling takes
+// over when the stream fails. It runs as the signed-in user (docs/security.md#sessions):
+// the session cookie goes with every request on its own, and every write carries the
+// session's CSRF token from GET /api/v1/me. What the user's role may not do is hidden
+// (body[data-role]), and the server refuses it anyway. Every piece of data reaches the
+// page through textContent, never as HTML.
 'use strict';
 
 (() => {
-  const KEY_ITEM = 'belay.apiKey';
-  const OPERATOR_ITEM = 'belay.operator';
   const POLL_MS = 2000;
   const STREAM_RETRY_MS = 10000;
 
@@ -31,7 +32,7 @@
 
   class Unauthorized extends Error {}
 
-  let apiKey = sessionStorage.getItem(KEY_ITEM);
+  let me = null; // GET /api/v1/me: {user: {name, login, role, org}, csrfToken}
   let session = null; // {controller, mode, pollTimer, retryTimer}
   let snapshot = null;
   let receivedAt = 0; // local Date.now() when `snapshot` arrived
@@ -44,17 +45,19 @@
   // ---- HTTP --------------------------------------------------------------------------
 
   async function api(path, {method = 'GET', body} = {}) {
-    const headers = {Authorization: 'Bearer ' + apiKey, Accept: 'application/json'};
+    const headers = {Accept: 'application/json'};
+    if (method !== 'GET' && me) headers['X-CSRF-Token'] = me.csrfToken;
     if (body !== undefined) headers['Content-Type'] = 'application/json';
     const res = await fetch(path, {
       method,
       headers,
       body: body === undefined ? undefined : JSON.stringify(body),
       cache: 'no-store',
+      credentials: 'same-origin',
       signal: session ? session.controller.signal : undefined,
     });
     if (res.status === 401) {
-      signOut('The server refused this key (401). Enter an org API key.');
+      signOut('Your session has ended (401): sign in again.');
       throw new Unauthorized('unauthorized');
     }
     return res;
@@ -100,8 +103,9 @@
     let res;
     try {
       res = await fetch('/api/v1/inspector/stream', {
-        headers: {Authorization: 'Bearer ' + apiKey, Accept: 'text/event-stream'},
+        headers: {Accept: 'text/event-stream'},
         cache: 'no-store',
+        credentials: 'same-origin',
         signal: s.controller.signal,
       });
     } catch (e) {
@@ -109,7 +113,7 @@
       return;
     }
     if (res.status === 401) {
-      signOut('The server refused this key (401). Enter an org API key.');
+      signOut('Your session has ended (401): sign in again.');
       return;
     }
     if (!res.ok || !res.body) {
@@ -222,18 +226,25 @@
     };
   }
 
-  // ---- key prompt and header ----------------------------------------------------------
+  // ---- signing in and the header ------------------------------------------------------
 
   function showLogin(message) {
     $('console').hidden = true;
-    $('operator-label').hidden = true;
+    $('whoami').hidden = true;
     $('sign-out').hidden = true;
     $('nav-config').hidden = true;
+    $('nav-audit').hidden = true;
     $('login').hidden = false;
     $('login-error').textContent = message || '';
-    $('login-submit').disabled = false;
-    $('api-key').value = '';
-    $('api-key').focus();
+    $('login-submit').focus();
+  }
+
+  // Who is signed in, and what the page offers them.
+  function showUser() {
+    const {user} = me;
+    document.body.dataset.role = user.role;
+    $('whoami').replaceChildren(el('strong', {}, user.name), ` · ${user.role} · ${user.org}`);
+    $('whoami').title = user.login ? `signed in as ${user.login}` : '';
   }
 
   function showConsole() {
@@ -244,15 +255,17 @@
     }
     $('login').hidden = true;
     $('console').hidden = false;
-    $('operator-label').hidden = false;
+    $('whoami').hidden = false;
     $('sign-out').hidden = false;
-    $('nav-config').hidden = false;
+    const admin = me && me.user.role === 'admin';
+    $('nav-config').hidden = !admin;
+    $('nav-audit').hidden = !admin;
   }
 
   function signOut(message) {
     stopSession();
-    apiKey = null;
-    sessionStorage.removeItem(KEY_ITEM);
+    me = null;
+    delete document.body.dataset.role;
     snapshot = null;
     answered.clear();
     for (const id of ['incidents', 'dead-letters', 'heartbeats']) $(id).tBodies[0].replaceChildren();
@@ -260,6 +273,7 @@
     $('schedules').replaceChildren();
     window.belayConsole.closeIncident();
     window.belayConsole.closeConfig();
+    window.belayConsole.closeAudit();
     $('node').textContent = 'not connected';
     setConnection('idle', '');
     showLogin(message);
@@ -288,26 +302,16 @@
     noticeTimer = setTimeout(() => (box.hidden = true), bad ? 15000 : 6000);
   }
 
-  function operatorName() {
-    return $('operator').value.trim();
-  }
-
   // ---- actions ------------------------------------------------------------------------
 
+  // Acknowledged or resolved as the signed-in user: the server takes who from the session.
   async function incidentAction(id, action) {
-    const by = operatorName();
-    if (action === 'ack' && !by) {
-      $('operator').classList.add('missing');
-      $('operator').focus();
-      notice('Type your name in "acting as" first: an acknowledgement records who took it.', true);
-      return;
-    }
     pendingIncidents.add(id);
     render();
     try {
       const res = await api(`/api/v1/incidents/${encodeURIComponent(id)}/${action}`, {
         method: 'POST',
-        body: by ? {by, via: 'console'} : {via: 'console'},
+        body: {},
       });
       const verb = action === 'ack' ? 'acknowledge' : 'resolve';
       if (!res.ok) {
@@ -316,7 +320,7 @@
       }
       const {incident} = await res.json();
       if (incident) answered.set(String(incident.id), incident);
-      notice(action === 'ack' ? `Incident ${id} acknowledged by ${by}.` : `Incident ${id} resolved.`);
+      notice(action === 'ack' ? `Incident ${id} acknowledged by ${me ? me.user.name : 'you'}.` : `Incident ${id} resolved.`);
       refresh().catch(() => {});
     } catch (e) {
       if (!(e instanceof Unauthorized)) notice(`Incident ${id}: ${e.message}`, true);
@@ -499,9 +503,9 @@
         el('td', {className: 'num'}, r.mailbox),
         el('td', {className: 'num'}, inc.eventCount),
         el('td', {className: 'actions'},
-          el('button', {type: 'button', className: 'ack', disabled: r.pending || closed || inc.status === 'ACKNOWLEDGED',
+          el('button', {type: 'button', className: 'ack needs-responder', disabled: r.pending || closed || inc.status === 'ACKNOWLEDGED',
                         onclick: () => incidentAction(id, 'ack')}, 'Acknowledge'),
-          el('button', {type: 'button', className: 'resolve danger', disabled: r.pending || closed,
+          el('button', {type: 'button', className: 'resolve danger needs-responder', disabled: r.pending || closed,
                         onclick: () => incidentAction(id, 'resolve')}, 'Resolve')));
     });
   }
@@ -520,7 +524,7 @@
         el('td', {className: 'reason'}, d.reason),
         el('td', {className: 'timer', title: localTime(timeOf(d.failedAt)), dataset: {since: d.failedAt}}, ''),
         el('td', {className: 'actions'},
-          el('button', {type: 'button', className: 'replay', disabled: d.pending,
+          el('button', {type: 'button', className: 'replay needs-responder', disabled: d.pending,
                         onclick: () => replay(String(d.id))}, 'Replay'))));
   }
 
@@ -559,7 +563,7 @@
   }
 
   async function loadOnCall() {
-    if (!apiKey) return;
+    if (!me) return;
     try {
       const res = await api('/api/v1/schedules');
       if (!res.ok) throw new Error('schedules: ' + (await problem(res)));
@@ -604,7 +608,7 @@
     for (const o of overrides) {
       list.append(el('li', {dataset: {override: o.id}},
         `${o.user}${o.replaces ? ' for ' + o.replaces : ''}: ${localTime(Date.parse(o.start))} – ${localTime(Date.parse(o.end))} `,
-        el('button', {type: 'button', className: 'quiet', onclick: () => removeOverride(s.name, o.id)},
+        el('button', {type: 'button', className: 'quiet needs-responder', onclick: () => removeOverride(s.name, o.id)},
           'Remove')));
     }
     return el('article', {className: 'schedule', dataset: {schedule: s.name}},
@@ -642,7 +646,7 @@
     const field = (name, type, label) => el('label', {}, label,
       el('input', {name, type, required: name !== 'replaces', autocomplete: 'off'}));
     const error = el('span', {className: 'error', role: 'alert'});
-    const form = el('form', {className: 'override-form'},
+    const form = el('form', {className: 'override-form needs-responder'},
       field('user', 'text', 'Who'), field('replaces', 'text', 'Instead of (optional)'),
       field('start', 'datetime-local', 'From'), field('end', 'datetime-local', 'To'),
       el('button', {type: 'submit'}, 'Add override'), error);
@@ -676,14 +680,14 @@
     }
   }
 
-  setInterval(() => { if (apiKey && !$('console').hidden) loadOnCall(); }, ONCALL_REFRESH_MS);
+  setInterval(() => { if (me && !$('console').hidden) loadOnCall(); }, ONCALL_REFRESH_MS);
 
   // ---- heartbeats: each monitor's state, last ping and next due (docs/guarantees.md#heartbeats)
 
   const HEARTBEATS_REFRESH_MS = 5000;
 
   async function loadHeartbeats() {
-    if (!apiKey) return;
+    if (!me) return;
     try {
       const res = await api('/api/v1/heartbeats');
       if (!res.ok) throw new Error('heartbeats: ' + (await problem(res)));
@@ -708,14 +712,14 @@
     }
   }
 
-  setInterval(() => { if (apiKey && !$('console').hidden) loadHeartbeats(); }, HEARTBEATS_REFRESH_MS);
+  setInterval(() => { if (me && !$('console').hidden) loadHeartbeats(); }, HEARTBEATS_REFRESH_MS);
 
   // ---- maintenance: a banner while a window is active (docs/guarantees.md#maintenance-windows) -----------
 
   const MAINTENANCE_REFRESH_MS = 10000;
 
   async function loadMaintenance() {
-    if (!apiKey) return;
+    if (!me) return;
     try {
       const res = await api('/api/v1/maintenance');
       if (!res.ok) return;
@@ -734,36 +738,32 @@
 
   // ---- wiring -------------------------------------------------------------------------
 
-  $('login-form').addEventListener('submit', (event) => {
-    event.preventDefault();
-    const key = $('api-key').value.trim();
-    if (!key) return;
-    apiKey = key;
-    sessionStorage.setItem(KEY_ITEM, key);
-    $('api-key').value = '';
-    $('login-error').textContent = '';
-    $('login-submit').disabled = true;
-    start();
+  // Signing out ends the session on every node (POST /auth/logout); the page forgets
+  // everything it showed.
+  $('sign-out').addEventListener('click', async () => {
+    try {
+      await api('/auth/logout', {method: 'POST'});
+    } catch (_) { /* signed out already */ }
+    signOut('You have signed out.');
   });
 
-  $('sign-out').addEventListener('click', () => signOut(''));
-
-  $('operator').value = sessionStorage.getItem(OPERATOR_ITEM) || '';
-  $('operator').addEventListener('input', () => {
-    $('operator').classList.remove('missing');
-    sessionStorage.setItem(OPERATOR_ITEM, operatorName());
-  });
-
-  // For incident.js and config.js (loaded after this file), which add openIncident,
-  // closeIncident and closeConfig.
+  // For incident.js, config.js and audit.js (loaded after this file), which add
+  // openIncident, closeIncident, closeConfig and closeAudit.
   window.belayConsole = {el, api, problem, localTime, duration, stepLabel, Unauthorized};
 
   setInterval(tick, 1000);
   setInterval(loadMaintenance, MAINTENANCE_REFRESH_MS);
-  if (apiKey) {
+  // Signed in already (the cookie of /login's sign-in)? Otherwise the sign-in button.
+  (async () => {
+    const res = await fetch('/api/v1/me', {headers: {Accept: 'application/json'}, cache: 'no-store',
+                                          credentials: 'same-origin'}).catch(() => null);
+    if (!res || !res.ok) {
+      showLogin(res && res.status !== 401 ? `Could not ask who you are: HTTP ${res.status}` : '');
+      return;
+    }
+    me = await res.json();
+    showUser();
     $('login').hidden = true;
     start();
-  } else {
-    showLogin('');
-  }
+  })();
 })();

@@ -1,6 +1,8 @@
 // Real-browser test of the inspector console (issue 6), run by tests/http/console_test.cpp:
-//   node tests/console/console.spec.mjs <base-url> <api-key> <screenshot-path> <hook-port>
-// Debian's chromium, driven by playwright-core, opens /console, enters the key, sees an
+//   node tests/console/console.spec.mjs <base-url> <api-key> <screenshot-path> <hook-port> <password>
+// Debian's chromium, driven by playwright-core, opens /console and is sent to sign in
+// (docs/security.md): a wrong password is refused on the page, alice's (an admin) lets
+// her in, and the console shows who she is. It sees an
 // incident triggered through the API appear without a reload, acknowledges it with the
 // page's button and sees ACKNOWLEDGED; opens the incident view and finds the timeline and
 // deliveries (who was paged, how, with what outcome), including a page to whoever is on
@@ -14,7 +16,10 @@
 // click from each member and back; steps numbered from 1 as in the messages; a date axis
 // under the on-call bar; and the views within a phone's width. Its Configuration view
 // shows the org's document readably and, toggled, as JSON, with no secret in the page;
-// an API error plainly; empty sections as empty. Exits 0 only if all of
+// an API error plainly; empty sections as empty. The audit log view lists alice's
+// acknowledge. Then alice signs out, and bob (a responder) signs in through the OpenID
+// provider of the test (tests/oidc/provider.mjs), acknowledges, sees it recorded as his,
+// and is offered neither configuration nor audit. Exits 0 only if all of
 // that happened; every wait is bounded, so a missing feature fails with a message instead
 // of hanging.
 import {chromium} from 'playwright-core';
@@ -26,13 +31,13 @@ import {join} from 'node:path';
 const STEP_MS = 15000;
 const WHOLE_RUN_MS = 180000;
 const POLICY = process.env.BELAY_CONSOLE_POLICY || 'default';
-const OPERATOR = 'console-test';
+const ADMIN = 'alice';
 const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-quic'];
 
-const [baseUrl, apiKey, screenshotPath, hookPort] = process.argv.slice(2);
-if (!baseUrl || !apiKey || !screenshotPath || !hookPort) {
-  console.error('usage: node console.spec.mjs <base-url> <api-key> <screenshot-path> <hook-port>');
+const [baseUrl, apiKey, screenshotPath, hookPort, password] = process.argv.slice(2);
+if (!baseUrl || !apiKey || !screenshotPath || !hookPort || !password) {
+  console.error('usage: node console.spec.mjs <base-url> <api-key> <screenshot-path> <hook-port> <password>');
   process.exit(2);
 }
 
@@ -104,20 +109,36 @@ try {
     if (!res || res.status() !== 200) throw new Error(`GET /console answered ${res && res.status()}`);
   });
 
-  await step('a refused key returns to the prompt with a message', async () => {
-    await page.locator('#api-key').fill('not-a-key');
+  await step('the console asks to sign in, and the sign-in page asks for the org', async () => {
+    await page.locator('#login').waitFor({state: 'visible'});
     await page.locator('#login-submit').click();
-    await page.locator('#login-error', {hasText: '401'}).waitFor({state: 'visible'});
+    await page.waitForURL((url) => url.pathname === '/login');
+    await page.locator('input[name="org"]').fill('console');
+    await page.locator('button[type="submit"]').click();
+    await page.locator('#sign-in-password').waitFor({state: 'visible'});
+    await page.locator('#sign-in-oidc').waitFor({state: 'visible'});
   });
 
-  await step('enter the API key', async () => {
-    await page.locator('#api-key').fill(apiKey);
-    await page.locator('#login-submit').click();
+  await step('a wrong password is refused on the page, saying so', async () => {
+    await page.locator('#sign-in-password input[name="login"]').fill('alice@example.com');
+    await page.locator('#sign-in-password input[name="password"]').fill('not her password');
+    await page.locator('#sign-in-password button[type="submit"]').click();
+    await page.locator('.problem', {hasText: 'the login or the password is wrong'}).waitFor();
+  });
+
+  await step('alice signs in with her password and the console shows who she is', async () => {
+    await page.locator('#sign-in-password input[name="password"]').fill(password);
+    await page.locator('#sign-in-password button[type="submit"]').click();
+    await page.waitForURL((url) => url.pathname === '/console');
     await page.locator('#console').waitFor({state: 'visible'});
+    await page.locator('#whoami', {hasText: 'alice · admin · console'}).waitFor();
+    const cookies = await context.cookies(baseUrl);
+    const session = cookies.find((c) => c.name === 'belay_session');
+    if (!session || !session.httpOnly || session.sameSite !== 'Lax')
+      throw new Error(`the session cookie is ${JSON.stringify(session)}`);
+    if (await page.evaluate(() => document.cookie.includes('belay_session')))
+      throw new Error('the page script can read the session cookie');
   });
-  if (page.url().includes(apiKey)) throw new Error('the API key appeared in the page URL');
-
-  await step('type the operator name', () => page.locator('#operator').fill(OPERATOR));
 
   // A marker on window survives only if the page is never reloaded.
   await page.evaluate(() => (window.belayNoReload = true));
@@ -156,11 +177,11 @@ try {
     await row.locator('td.status', {hasText: 'ACKNOWLEDGED'}).waitFor({state: 'visible'});
   });
 
-  await step('the acknowledgement reached the server, by the typed name', async () => {
+  await step('the acknowledgement reached the server, as alice: the session says who', async () => {
     const res = await api('GET', `/api/v1/incidents/${incident.id}`);
     if (res.status !== 200) throw new Error(`GET /api/v1/incidents/${incident.id} answered ${res.status}`);
     const {status, ackedBy, ackedVia} = res.json().incident;
-    if (status !== 'ACKNOWLEDGED' || ackedBy !== OPERATOR || ackedVia !== 'console')
+    if (status !== 'ACKNOWLEDGED' || ackedBy !== ADMIN || ackedVia !== 'console')
       throw new Error(`server says status ${status}, ackedBy ${ackedBy}, ackedVia ${ackedVia}`);
   });
 
@@ -171,7 +192,7 @@ try {
     await view.locator('#incident-heading', {hasText: `Incident ${incident.id}`}).waitFor();
     if ((await view.locator('.incident-title .title').textContent()) !== title)
       throw new Error('the view shows another title');
-    await view.locator('.incident-timeline li[data-kind="acknowledged"]', {hasText: `by ${OPERATOR}`}).waitFor();
+    await view.locator('.incident-timeline li[data-kind="acknowledged"]', {hasText: `by ${ADMIN}`}).waitFor();
     await view.locator('.incident-timeline li[data-kind="step_fired"]', {hasText: 'Step 1 fired'}).waitFor();
     await view.locator('table.deliveries tbody tr td.step', {hasText: 'step 1'}).first().waitFor();
     const sent = view.locator('table.deliveries tbody tr', {hasText: '#ops'});
@@ -458,7 +479,7 @@ try {
   // out to read, read-only, and no secret of it in the page. SECRETS are the plain values
   // tests/http/console_test.cpp provisions: channel secrets and every key.
   const SECRETS = ['console-hook-secret', 'console-slack', 'console-routing', 'console-prom',
-    'console-hb-key', apiKey];
+    'console-hb-key', 'console-oidc-secret', password, apiKey];
   const configView = page.locator('#config-view');
   const configCard = (kind, name) => configView.locator(`.config-card.${kind}[data-name="${name}"]`);
   const openConfig = async () => {
@@ -572,6 +593,42 @@ try {
     }
     await page.screenshot({path: screenshotPath.replace(/(\.png)?$/, '-phone.png'), fullPage: true});
     await page.setViewportSize({width: 1360, height: 860});
+  });
+
+  await step('the audit log view lists alice\'s acknowledge', async () => {
+    await page.locator('#nav-audit').click();
+    await page.locator('#audit-view').waitFor({state: 'visible'});
+    await page.locator(`#audit tr[data-action="incident.ack"]`, {hasText: 'alice'}).first().waitFor();
+    await page.locator(`#audit tr[data-action="session.sign_in_failed"]`, {hasText: 'alice@example.com'}).waitFor();
+    await page.locator('#audit-close').click();
+  });
+
+  await step('sign out: the console asks to sign in again, and the old cookie is worth nothing', async () => {
+    const before = (await context.cookies(baseUrl)).find((c) => c.name === 'belay_session');
+    await page.locator('#sign-out').click();
+    await page.locator('#login').waitFor({state: 'visible'});
+    const res = await fetch(baseUrl + '/api/v1/me', {headers: {Cookie: `belay_session=${before.value}`}});
+    if (res.status !== 401) throw new Error(`the signed-out session still answers ${res.status}`);
+  });
+
+  await step('bob signs in through the OpenID provider', async () => {
+    await page.goto(baseUrl + '/login?org=console&next=%2Fconsole');
+    await page.locator('#sign-in-oidc').click();
+    await page.waitForURL((url) => url.pathname === '/console' && url.origin === baseUrl);
+    await page.locator('#whoami', {hasText: 'bob · responder · console'}).waitFor();
+    if (!(await page.locator('#nav-config').isHidden()) || !(await page.locator('#nav-audit').isHidden()))
+      throw new Error('a responder is offered the configuration or the audit log');
+  });
+
+  await step('bob acknowledges from the console, and the server records bob', async () => {
+    const res = await api('POST', '/api/v1/incidents', {dedupKey: `console-bob-${Date.now()}`, title: 'For bob', policy: POLICY});
+    if (res.status !== 201) throw new Error(`POST /api/v1/incidents answered ${res.status}: ${res.text}`);
+    const {id} = res.json().incident;
+    const bobRow = page.locator(`#incidents tr[data-incident-id="${id}"]`);
+    await bobRow.locator('button.ack').click();
+    await bobRow.locator('td.status', {hasText: 'ACKNOWLEDGED'}).waitFor();
+    const {ackedBy, ackedVia} = (await api('GET', `/api/v1/incidents/${id}`)).json().incident;
+    if (ackedBy !== 'bob' || ackedVia !== 'console') throw new Error(`server says by ${ackedBy} via ${ackedVia}`);
   });
 
   if (pageErrors.length) throw new Error('uncaught errors in the page: ' + pageErrors.join('; '));

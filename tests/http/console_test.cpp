@@ -2,6 +2,8 @@
 // through playwright-core against a belay with a private database. The spec prints each
 // step; on failure its output says which step and what the page showed.
 #include "support/belay_process.hpp"
+#include "support/oidc_provider.hpp"
+#include "support/people.hpp"
 #include "support/served_belay.hpp"
 #include "support/shell.hpp"
 #include "support/test_database.hpp"
@@ -28,9 +30,13 @@ const char* const api_key = "console-test-key";
 // the rest (docs/guarantees.md#storms); integration "prom" groups Alertmanager alerts by
 // alertname into incidents of "default". Alice's second contact, which no rule pages, and
 // the secrets (hook's, chat's, the keys) are for the configuration view: the spec checks
-// that no secret reaches the page.
-std::string provisioning(int hook_port) {
+// that no secret reaches the page. People sign in (docs/security.md) with a password or
+// through `issuer`: alice is an admin, bob a responder.
+std::string provisioning(int hook_port,
+                         const std::string& issuer = "http://127.0.0.1:9") {
   return R"({"orgs":[{"name":"console","apiKeys":["console-test-key"],
+  "auth":{"password":true,"oidc":{"issuer":")" +
+         issuer + R"(","clientId":"belay","clientSecret":"console-oidc-secret"}},
   "channels":[{"name":"log","type":"log"},
     {"name":"hook","type":"webhook","url":"http://127.0.0.1:)" +
          std::to_string(hook_port) + R"(/hook","secret":"console-hook-secret"},
@@ -38,9 +44,9 @@ std::string provisioning(int hook_port) {
          std::to_string(hook_port) +
          R"(/slack","signingSecret":"console-slack","throttle":[{"count":1,"seconds":25}]}],
   "users":[
-    {"name":"alice","contacts":[{"name":"l","channel":"log","to":"alice"},
+    {"name":"alice","role":"admin","login":"alice@example.com","contacts":[{"name":"l","channel":"log","to":"alice"},
       {"name":"phone","channel":"log","to":"+15550100"}],"rules":[{"contact":"l"}]},
-    {"name":"bob","contacts":[{"name":"l","channel":"log","to":"bob"}],"rules":[{"contact":"l"}]},
+    {"name":"bob","login":"bob@example.com","contacts":[{"name":"l","channel":"log","to":"bob"}],"rules":[{"contact":"l"}]},
     {"name":"carol","contacts":[{"name":"h","channel":"hook","to":"carol"}],"rules":[{"contact":"h"}]}],
   "schedules":[{"name":"primary","timeZone":"Europe/Berlin","layers":[{"name":"days",
     "users":["alice","bob"],"rotation":{"type":"daily","start":"2026-01-01T09:00"}}]}],
@@ -88,11 +94,17 @@ TEST_CASE(
 
   test::test_database db;
   const int hook_port = test::free_port();
-  test::temp_file provision_file{provisioning(hook_port)};
+  test::oidc_provider idp{"console-oidc-secret"};
+  test::temp_file provision_file{provisioning(hook_port, idp.issuer())};
 
   auto belay =
       test::belay_process::serve(db.url(), {"--provision", provision_file.path()});
   const std::string base_url = "http://127.0.0.1:" + std::to_string(belay.port());
+  idp.configure(base_url + "/auth/oidc/callback");
+  idp.next_login("sub-bob", "bob@example.com");
+  const std::string password = "alice's console password";
+  REQUIRE(test::set_password(db, "console", "alice@example.com", password).exit_code ==
+          0);
   const std::string screenshot = build_dir() + "/console.png";
   std::remove(screenshot.c_str());
 
@@ -100,7 +112,8 @@ TEST_CASE(
   // guard against a hang, killing node and so the browser.
   auto [code, output] = test::run_command(
       "cd '" + spec_dir + "' && timeout -k 10 240 node console.spec.mjs '" + base_url +
-      "' '" + api_key + "' '" + screenshot + "' " + std::to_string(hook_port) + " 2>&1");
+      "' '" + api_key + "' '" + screenshot + "' " + std::to_string(hook_port) + " \"" +
+      password + "\" 2>&1");
   INFO("console.spec.mjs output:\n" << output);
   INFO("belay log (tail):\n" << tail(belay.log(), 4000));
   CHECK(code == 0);
