@@ -70,6 +70,10 @@ TEST_CASE("OpenID sign-in: a real provider's user gets a session, a stranger a r
                         "actor = 'ada' AND via = 'oidc'") == 1);
     // The client secret rests sealed, and is in no answer.
     CHECK(s.belay.db.dump().find(signing_in::secret) == std::string::npos);
+    CHECK(s.belay.process().log().find(signing_in::secret) == std::string::npos);
+    auto config = s.belay.get("/api/v1/config", "alpha-ops");
+    CHECK(config.body.find(signing_in::secret) == std::string::npos);
+    CHECK(config.body.find(R"("clientSecret":"<set>")") != std::string::npos);
 
     // The callback again (a replayed code and state): nothing.
     auto callback =

@@ -317,3 +317,61 @@ TEST_CASE("belay user set-password refuses a weak password and changes nothing")
   CHECK(stored.rfind("$argon2id$", 0) == 0);
   CHECK(db.count("SELECT count(*) FROM audit WHERE action = 'password.set'") == 1);
 }
+
+TEST_CASE("a user changes their own password; no password, session or token is in a log "
+          "line, the database, an audit row or an answer") {
+  people p;
+  auto rita = p.as("rita@example.com", pw_rita);
+  auto other = p.as("rita@example.com", pw_rita);
+  const std::string fresh = "a brand new passphrase";
+  auto change = [&](const std::string& current, const std::string& next) {
+    return p.post("/api/v1/me/password",
+                  R"({"currentPassword":")" + current + R"(","newPassword":")" + next +
+                      R"("})",
+                  session_headers(rita));
+  };
+  auto weak = change(pw_rita, "short");
+  CHECK(weak.status == 400);
+  CHECK(test::error_code(weak) == "weak_password");
+  auto wrong = change("not the current one", fresh);
+  CHECK(wrong.status == 403);
+  CHECK(test::error_code(wrong) == "invalid_credentials");
+  CHECK(change(pw_rita, fresh).status == 204);
+  // Her other sessions end; this one holds; the old password no longer signs in.
+  CHECK(p.me(rita).status == 200);
+  CHECK(test::eventually([&] { return p.me(other).status == 401; }));
+  auto http = p.belay.client();
+  CHECK(test::sign_in(http, "alpha", "rita@example.com", pw_rita).status == 401);
+  CHECK(test::sign_in(http, "alpha", "rita@example.com", fresh).status == 200);
+
+  auto made = p.post("/api/v1/me/tokens", R"({"name":"ci","scope":"read"})",
+                     session_headers(rita));
+  REQUIRE(made.status == 201);
+  std::string pat = made.json["secret"].GetString();
+  CHECK(p.belay.get("/api/v1/incidents", pat).status == 200);
+
+  std::vector<std::string> secrets{
+      pw_rita,      pw_ada,    fresh,         "short", "not the current one",
+      rita.token(), rita.csrf, other.token(), pat};
+  auto log = p.belay.process().log();
+  auto dump = p.belay.db.dump();
+  auto audit =
+      p.belay.db.sql()
+          .query("SELECT string_agg(actor || via || object_name || changes::text, "
+                 "' ') FROM audit")
+          .str(0, 0);
+  auto listed = p.belay.get("/api/v1/me/tokens", pat).body +
+                p.belay.get("/api/v1/audit", "alpha-ops").body +
+                p.belay.get("/api/v1/config", "alpha-ops").body;
+  for (auto& secret : secrets) {
+    INFO(secret);
+    CHECK(log.find(secret) == std::string::npos);
+    CHECK(dump.find(secret) == std::string::npos);
+    CHECK(audit.find(secret) == std::string::npos);
+    CHECK(listed.find(secret) == std::string::npos);
+  }
+  CHECK(p.audit_actions("action = 'password.change'") == "password.change rita console");
+  CHECK(
+      p.belay.count("SELECT count(*) FROM audit WHERE action = 'password.set' AND via = "
+                    "'cli' AND actor LIKE 'cli:%'") == 2);
+}
