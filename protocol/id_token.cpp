@@ -2,6 +2,7 @@
 
 #include "protocol/encoding.hpp"
 #include "protocol/json_document.hpp"
+#include "protocol/text.hpp"
 
 #include <cjose/jwk.h>
 #include <cjose/jws.h>
@@ -127,6 +128,11 @@ parsed<id_token_claims> verify_id_token(std::string_view token, std::string_view
   if (second_dot == std::string_view::npos ||
       token.find('.', second_dot + 1) != std::string_view::npos)
     return invalid("it is not a signed JWT (three dot-separated parts)");
+  // libcjose asserts (aborts the process) on a part that is not base64url, so every part
+  // is checked here first: found by tests/fuzz/sign_in_fuzz.cpp.
+  if (!base64url_decode(token.substr(first_dot + 1, second_dot - first_dot - 1)) ||
+      !base64url_decode(token.substr(second_dot + 1)))
+    return invalid("its claims or its signature are not base64url");
   auto header_text = base64url_decode(token.substr(0, first_dot));
   rapidjson::Document header;
   if (!header_text || parse_json(header, *header_text, "token header") ||
@@ -134,7 +140,7 @@ parsed<id_token_claims> verify_id_token(std::string_view token, std::string_view
     return invalid("its header is not base64url JSON");
   const auto alg = member_string(header, "alg");
   if (alg != "RS256" && alg != "ES256")
-    return invalid("it is signed with '" + alg.substr(0, 16) +
+    return invalid("it is signed with '" + utf8_prefix(alg, 16) +
                    "'; only RS256 and ES256 are accepted");
   rapidjson::Document keys;
   if (parse_json(keys, jwks, "key set"))
@@ -144,7 +150,7 @@ parsed<id_token_claims> verify_id_token(std::string_view token, std::string_view
   if (key_json.empty())
     return error{401, "unknown_signing_key",
                  "no key of the provider's key set fits the ID token (kid '" +
-                     kid.substr(0, 64) + "', " + alg + ")",
+                     utf8_prefix(kid, 64) + "', " + alg + ")",
                  ""};
 
   cjose_err err{};

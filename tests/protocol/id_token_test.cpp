@@ -163,3 +163,16 @@ TEST_CASE("an email the provider has not verified is seen as such") {
   CHECK_FALSE(email_unverified(R"({"email":"a@b","email_verified":true})"));
   CHECK_FALSE(email_unverified(R"({"email":"a@b"})"));
 }
+
+// libcjose asserts on a part that is not base64url (a length of 4n+1): such a token is
+// refused before it reaches the library (found by tests/fuzz/sign_in_fuzz.cpp).
+TEST_CASE("an ID token whose claims or signature are not base64url is refused, not "
+          "handed to libcjose") {
+  auto rsa = make_key("RS256", "r1");
+  auto set = jwks({&rsa});
+  auto good = sign(rsa, claims());
+  auto header = good.substr(0, good.find('.'));
+  for (auto broken : {header + ".e.AAAA", header + ".AAAA.e", header + ".A!AA.AAAA"})
+    CHECK(refusal(verify_id_token(broken, set, expected)).find("base64url") !=
+          std::string::npos);
+}
