@@ -1,6 +1,7 @@
 // The HTTP thread pool (cpp-httplib 0.11 holds a connection on one thread for its whole
 // life, keep-alive included: STACK.md). It runs `threads` connections at once and
-// queues at most `queued` more. Past that the node is saturated: each further
+// queues at most `queued` more, each for at most `queue_wait`. Past either the node is
+// saturated: each further
 // connection gets an overflow thread of its own, on which only the health paths
 // (/healthz, /readyz, /metrics) are served and every other request is answered 503
 // with Retry-After, the connection closed. A thread of its own, so that slow clients
@@ -10,13 +11,15 @@
 // kernel's listen backlog instead of in a queue without bound.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <httplib.h>
 #include <string>
 
 namespace belay {
 
-httplib::TaskQueue* make_bounded_pool(size_t threads, size_t queued, size_t overflow);
+httplib::TaskQueue* make_bounded_pool(size_t threads, size_t queued, size_t overflow,
+                                      std::chrono::milliseconds queue_wait);
 
 // True on an overflow thread (and on the accepting thread when it serves one).
 bool shedding();

@@ -9,9 +9,11 @@
 #include <cstdlib>
 #include <dirent.h>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <spdlog/spdlog.h>
 #include <string>
 #include <sys/socket.h>
@@ -171,6 +173,62 @@ struct connection_guard::impl {
     first_seen = std::move(seen);
   }
 };
+
+int socket_of(const httplib::Request& req) {
+  const auto wanted = peer_of(req.remote_addr, req.remote_port);
+  DIR* dir = opendir("/proc/self/fd");
+  if (!dir)
+    return -1;
+  int found = -1;
+  while (auto* entry = readdir(dir)) {
+    char* end = nullptr;
+    long fd = std::strtol(entry->d_name, &end, 10);
+    if (*end != '\0' || fd == dirfd(dir))
+      continue;
+    struct stat st {};
+    if (fstat(static_cast<int>(fd), &st) != 0 || !S_ISSOCK(st.st_mode))
+      continue;
+    if (accepted_peer(static_cast<int>(fd), req.local_port) == wanted) {
+      found = static_cast<int>(fd);
+      break;
+    }
+  }
+  closedir(dir);
+  return found;
+}
+
+void linger_after_reply(const httplib::Request& req, httplib::Response& res) {
+  const int fd = socket_of(req);
+  auto body = std::make_shared<std::string>(std::move(res.body));
+  res.body.clear();
+  auto type = res.get_header_value("Content-Type");
+  res.set_header("Connection", "close");
+  // The headers are on the socket by the time cpp-httplib asks for the body; the body
+  // is written here, and then the connection lingers before cpp-httplib closes it.
+  res.set_content_provider(
+      body->size(), type.empty() ? "text/plain" : type.c_str(),
+      [body, fd](size_t offset, size_t length, httplib::DataSink& sink) {
+        sink.write(body->data() + offset, length);
+        if (fd < 0 || ::shutdown(fd, SHUT_WR) != 0)
+          return false;
+        constexpr size_t most = 1 << 20;
+        const auto until = steady::now() + std::chrono::seconds{2};
+        char drop[16384];
+        for (size_t dropped = 0; dropped < most;) {
+          auto left =
+              std::chrono::duration_cast<std::chrono::milliseconds>(until - steady::now())
+                  .count();
+          pollfd p{fd, POLLIN, 0};
+          if (left <= 0 || poll(&p, 1, static_cast<int>(left)) <= 0)
+            break;
+          auto n = recv(fd, drop, sizeof drop, 0);
+          if (n <= 0)
+            break; // the client's end, or a reset: nothing more to wait for
+          dropped += static_cast<size_t>(n);
+        }
+        return false;
+      });
+}
 
 connection_guard::connection_guard(std::chrono::milliseconds header,
                                    std::chrono::milliseconds request)

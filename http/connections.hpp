@@ -41,4 +41,15 @@ private:
   std::unique_ptr<impl> impl_;
 };
 
+// The descriptor of the accepted socket `req` arrived on (found by its peer among the
+// process's sockets, as the watchdog finds them), or -1.
+int socket_of(const httplib::Request& req);
+
+// Ends the connection of a request refused before its body was read with a lingering
+// close (issue 61): the answer is written whole, the write side shut (the client reads
+// it, then the end), and what the client still sends is read and dropped for at most
+// 2 s or 1 MiB, so that it sees the answer rather than a reset. Without the socket
+// (not found), the connection just ends after the answer.
+void linger_after_reply(const httplib::Request& req, httplib::Response& res);
+
 } // namespace belay

@@ -108,7 +108,7 @@ struct server::impl {
       req.body.clear();
       reply_error(res, 413, "body_too_large", body_limit_message);
       if (!complete)
-        close_after_reply(res);
+        linger_after_reply(req, res);
       return;
     }
     if (!complete) {
@@ -135,12 +135,13 @@ struct server::impl {
 
   // A request refused before its body was read (the answer is in `res`). A small body
   // with a length is read and dropped, so the connection stays usable; any other is
-  // never read, and the connection ends with the answer.
+  // answered at once, and the connection ends with a lingering close (the client, still
+  // sending, reads the answer rather than a reset).
   void refuse_unread(const httplib::Request& req, httplib::Response& res,
                      const httplib::ContentReader& read) {
     auto length = declared_length(req);
     if (req.has_header("Transfer-Encoding") || length > max_drained_unread)
-      return close_after_reply(res);
+      return linger_after_reply(req, res);
     auto status = res.status;
     bool drained = length == 0 || read([](const char*, size_t) { return true; });
     res.status = status; // a failed read would have said 400
@@ -155,10 +156,14 @@ server::server(api& a, server_options options) : impl_(new impl{a, options, {}})
   auto threads = static_cast<size_t>(std::max(1, options.threads));
   // Without TCP_NODELAY every response waits for the client's delayed ACK (STACK.md).
   http.set_tcp_nodelay(true);
-  // As many connections may wait as are served; past that the node is saturated and
-  // says so (503) rather than queueing without bound, save to its probes.
+  // As many connections may wait as are served, each for at most a quarter second;
+  // past that the node is saturated and says so (503) rather than queueing without
+  // bound, save to its probes. Overflow threads, one per connection, serve the probes:
+  // enough for 300 slow clients past the pool (issue 61), each closed at the header
+  // deadline.
   http.new_task_queue = [threads] {
-    return make_bounded_pool(threads, threads, 2 * threads);
+    return make_bounded_pool(threads, threads, 8 * threads,
+                             std::chrono::milliseconds{250});
   };
   // cpp-httplib reads a declared length up to this; the limit itself is dispatch()'s.
   http.set_payload_max_length(max_drained_bytes);

@@ -1,6 +1,7 @@
 // http/bounded_pool.hpp: a connection overflows (onto a thread of its own, where only
 // the probes are served) only once as many connections are running or queued as the
-// pool has threads and queue places, however late its threads take their connections.
+// pool has threads and queue places, however late its threads take their connections,
+// or once it has waited in the queue for longer than the pool allows.
 #include "http/bounded_pool.hpp"
 
 #include <catch2/catch.hpp>
@@ -48,7 +49,7 @@ TEST_CASE("the HTTP pool overflows a connection only once its threads and queue 
   for (int round = 0; round < 50; ++round) {
     INFO("round " << round);
     blocking_jobs jobs;
-    std::unique_ptr<httplib::TaskQueue> pool{make_bounded_pool(2, 1, 4)};
+    std::unique_ptr<httplib::TaskQueue> pool{make_bounded_pool(2, 1, 4, 10s)};
     // Back to back: the threads have not woken for the first when the next arrive.
     for (int i = 0; i < 3; ++i)
       pool->enqueue(jobs.job());
@@ -68,4 +69,26 @@ TEST_CASE("the HTTP pool overflows a connection only once its threads and queue 
     pool->shutdown();
     CHECK(jobs.started == 4);
   }
+}
+
+TEST_CASE("a connection queued behind threads that stay busy goes to an overflow thread "
+          "once it waited the pool's queue wait") {
+  blocking_jobs jobs;
+  std::unique_ptr<httplib::TaskQueue> pool{make_bounded_pool(2, 8, 4, 200ms)};
+  for (int i = 0; i < 2; ++i)
+    pool->enqueue(jobs.job());
+  REQUIRE(jobs.wait_started(2)); // both threads held
+  auto queued = std::chrono::steady_clock::now();
+  pool->enqueue(jobs.job()); // room in the queue: it waits there, first
+  REQUIRE(jobs.wait_started(3));
+  auto waited = std::chrono::steady_clock::now() - queued;
+  {
+    std::lock_guard lock{jobs.mutex};
+    CHECK(jobs.shed == 1);
+  }
+  CHECK(waited >= 200ms);
+  CHECK(waited < 1s);
+  jobs.release();
+  pool->shutdown();
+  CHECK(jobs.started == 3);
 }

@@ -5,6 +5,7 @@
 #include "support/raw_connection.hpp"
 #include "support/served_belay.hpp"
 
+#include <atomic>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <cstdio>
@@ -306,4 +307,36 @@ TEST_CASE("a saturated node answers 503 with Retry-After instead of queueing") {
   CHECK(answer.find("Retry-After: 1") != std::string::npos);
   CHECK(answer.find("\"overloaded\"") != std::string::npos);
   CHECK(belay.count("SELECT count(*) FROM incident") == 0);
+}
+
+// Issue 61: a request refused before its body is read is answered at once, and the
+// connection then lingers (the write side shut, what still arrives read and dropped for
+// at most 2 s or 1 MiB), so a client that is still sending reads the answer, not a reset.
+TEST_CASE("a client still sending a refused request's body reads its answer, not a "
+          "reset") {
+  test::served_belay belay;
+  for (auto [path, headers, status] :
+       {std::tuple{"/hb/no-such-key", "", 404},
+        std::tuple{"/api/v1/incidents", "Authorization: Bearer wrong-key\r\n", 401}}) {
+    INFO(path);
+    test::raw_connection c{belay.process().port()};
+    c.send_text(std::string{"POST "} + path + " HTTP/1.1\r\nHost: x\r\n" + headers +
+                "Content-Type: text/plain\r\nContent-Length: 800000\r\n\r\n");
+    // As a simple client does: the whole body, then the answer.
+    auto started = std::chrono::steady_clock::now();
+    const std::string piece(32 * 1024, 'x');
+    int sent = 0;
+    for (; sent < 24; ++sent) { // 768 KiB, over half a second
+      if (!c.send_text(piece))
+        break; // reset: the connection was closed on what the client still sent
+      std::this_thread::sleep_for(20ms);
+    }
+    CHECK(sent == 24);
+    auto answer = c.receive_until_closed(5s);
+    INFO(answer);
+    CHECK(test::status_code(answer) == status);
+    CHECK(answer.find("Connection: close") != std::string::npos);
+    CHECK(c.closed());
+    CHECK(std::chrono::steady_clock::now() - started < 4s);
+  }
 }

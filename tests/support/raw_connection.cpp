@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 #include <catch2/catch.hpp>
+#include <cerrno>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
@@ -30,6 +31,18 @@ bool raw_connection::send_text(const std::string& text) {
     sent += static_cast<size_t>(n);
   }
   return true;
+}
+
+bool raw_connection::ended() {
+  if (closed_)
+    return true;
+  pollfd p{fd_, POLLIN, 0};
+  if (poll(&p, 1, 0) <= 0)
+    return false;
+  char c;
+  auto n = recv(fd_, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+  closed_ = n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK);
+  return closed_;
 }
 
 bool raw_connection::read_some(std::string& out) {

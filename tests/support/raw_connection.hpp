@@ -2,6 +2,7 @@
 // httplib::Client would not send (or not slowly), and to see the status line as sent.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <string>
 
@@ -25,13 +26,16 @@ public:
   // Reads until the peer closes, at most `wait`.
   std::string receive_until_closed(std::chrono::milliseconds wait);
   bool closed() const { return closed_; }
+  // Whether the peer has ended the connection (a FIN or a reset), without waiting and
+  // without taking what arrived.
+  bool ended();
 
 private:
   // Appends what arrives within 50 ms; false once the peer closed.
   bool read_some(std::string& out);
 
   int fd_;
-  bool closed_ = false;
+  std::atomic<bool> closed_{false};
   bool wait_for_close_ = false;
 };
 
