@@ -76,6 +76,27 @@ std::string accepted_peer(int fd, int port) {
   return peer_of(host, remote_port);
 }
 
+// Calls `visit(fd, inode, peer)` for each socket of this process accepted on `port`,
+// until it returns false.
+template <class Visit> void for_each_accepted(int port, const Visit& visit) {
+  DIR* dir = opendir("/proc/self/fd");
+  if (!dir)
+    return;
+  while (auto* entry = readdir(dir)) {
+    char* end = nullptr;
+    long fd = std::strtol(entry->d_name, &end, 10);
+    if (*end != '\0' || fd == dirfd(dir))
+      continue;
+    struct stat st {};
+    if (fstat(static_cast<int>(fd), &st) != 0 || !S_ISSOCK(st.st_mode))
+      continue;
+    auto peer = accepted_peer(static_cast<int>(fd), port);
+    if (!peer.empty() && !visit(static_cast<int>(fd), st.st_ino, peer))
+      break;
+  }
+  closedir(dir);
+}
+
 } // namespace
 
 struct connection_guard::impl {
@@ -133,67 +154,42 @@ struct connection_guard::impl {
     auto now = steady::now();
     auto known = requests();
     std::map<ino_t, steady::time_point> seen;
-    DIR* dir = opendir("/proc/self/fd");
-    if (!dir)
-      return;
-    while (auto* entry = readdir(dir)) {
-      char* end = nullptr;
-      long fd = std::strtol(entry->d_name, &end, 10);
-      if (*end != '\0' || fd == dirfd(dir))
-        continue;
-      struct stat st {};
-      if (fstat(static_cast<int>(fd), &st) != 0 || !S_ISSOCK(st.st_mode))
-        continue;
-      auto peer = accepted_peer(static_cast<int>(fd), port);
-      if (peer.empty())
-        continue;
-      auto first = first_seen.count(st.st_ino) ? first_seen[st.st_ino] : now;
-      seen[st.st_ino] = first;
+    for_each_accepted(port, [&](int fd, ino_t inode, const std::string& peer) {
+      auto first = first_seen.count(inode) ? first_seen[inode] : now;
+      seen[inode] = first;
       auto deadline = first + header;
       if (auto it = known.find(peer); it != known.end()) {
         auto [state, since] = it->second;
         if (state == phase::streaming)
-          continue;
+          return true;
         deadline = state == phase::request ? since + request
                                            : std::max(deadline, since + header);
       }
       if (now <= deadline)
-        continue;
+        return true;
       struct stat again {};
-      if (fstat(static_cast<int>(fd), &again) == 0 && again.st_ino == st.st_ino) {
-        ::shutdown(static_cast<int>(fd), SHUT_RDWR);
+      if (fstat(fd, &again) == 0 && again.st_ino == inode) {
+        ::shutdown(fd, SHUT_RDWR);
         ++closed;
         metrics::count(metrics::name::http_deadline_closed_total);
         spdlog::info("http: closed the connection of {} (no request within the "
                      "deadline)",
                      peer);
       }
-    }
-    closedir(dir);
+      return true;
+    });
     first_seen = std::move(seen);
   }
 };
 
 int socket_of(const httplib::Request& req) {
   const auto wanted = peer_of(req.remote_addr, req.remote_port);
-  DIR* dir = opendir("/proc/self/fd");
-  if (!dir)
-    return -1;
   int found = -1;
-  while (auto* entry = readdir(dir)) {
-    char* end = nullptr;
-    long fd = std::strtol(entry->d_name, &end, 10);
-    if (*end != '\0' || fd == dirfd(dir))
-      continue;
-    struct stat st {};
-    if (fstat(static_cast<int>(fd), &st) != 0 || !S_ISSOCK(st.st_mode))
-      continue;
-    if (accepted_peer(static_cast<int>(fd), req.local_port) == wanted) {
-      found = static_cast<int>(fd);
-      break;
-    }
-  }
-  closedir(dir);
+  for_each_accepted(req.local_port, [&](int fd, ino_t, const std::string& peer) {
+    if (peer == wanted)
+      found = fd;
+    return found < 0;
+  });
   return found;
 }
 
