@@ -318,7 +318,7 @@ TEST_CASE("belay user set-password refuses a weak password and changes nothing")
   CHECK(db.count("SELECT count(*) FROM audit WHERE action = 'password.set'") == 1);
 }
 
-TEST_CASE("a user changes their own password; no password, session or token is in a log "
+TEST_CASE("a user changes their own password, and no password, session or token is in a log "
           "line, the database, an audit row or an answer") {
   people p;
   auto rita = p.as("rita@example.com", pw_rita);
