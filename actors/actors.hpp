@@ -23,9 +23,13 @@ using incident_actor = caf::typed_actor<
     caf::reacts_to<atom::fire_tick, uint64_t>,
     // Acknowledge or resolve, answered once committed.
     caf::replies_to<atom::transition, transition_command>::with<transition_reply>,
+    // A note, escalate, snooze, reassign or priority, answered once committed.
+    caf::replies_to<atom::act, incident_action>::with<storage::action_reply>,
     // Acknowledged, resolved or reopened in the database without this actor: follow
     // the row.
     caf::reacts_to<atom::follow, incident_record>,
+    // Changed in the database through another node: follow the row and its ladder.
+    caf::reacts_to<atom::follow, storage::held_incident>,
     // A duplicate was absorbed: take the fresh counters.
     caf::reacts_to<atom::duplicate, incident_record>,
     // For the inspector.
@@ -38,11 +42,13 @@ using registry_actor = caf::typed_actor<
     caf::reacts_to<atom::written, std::vector<storage::upsert_result>>,
     // Acknowledge or resolve by id or dedup key, answered once committed.
     caf::replies_to<atom::transition, transition_command>::with<transition_reply>,
+    // A note, escalate, snooze, reassign or priority, answered once committed.
+    caf::replies_to<atom::act, incident_action>::with<storage::action_reply>,
     // Adopt every non-resolved incident this node may hold; answers how many.
     caf::replies_to<atom::adopt>::with<size_t>,
-    // (org, incident) was acknowledged or resolved through some node (NOTIFY).
+    // (org, incident) was acknowledged, resolved or worked on through some node (NOTIFY).
     caf::reacts_to<atom::settled, int64_t, int64_t>,
-    // The listener missed notifications: every holder of a settled incident follows.
+    // The listener missed notifications: every holder follows its row as it stands.
     caf::reacts_to<atom::catch_up>,
     // Timer: renew this node's lease and take over lapsed ones.
     caf::reacts_to<atom::renew_tick>,

@@ -38,6 +38,7 @@ struct trigger_reply;
 struct transition_command;
 struct attribution;
 struct transition_reply;
+struct incident_action;
 enum class reply_code;
 struct incident_view;
 struct channel_view;
@@ -57,6 +58,7 @@ struct adoption_page;
 struct adopted;
 struct lease_renewal;
 struct orphan_sweep;
+struct action_reply;
 using incident_keys = std::vector<std::pair<int64_t, int64_t>>;
 struct claim_request;
 struct claimed_delivery;
@@ -111,6 +113,9 @@ CAF_ADD_ATOM(belay, belay::atom, settled, "settled")
 CAF_ADD_ATOM(belay, belay::atom, catch_up, "catch_up")
 CAF_ADD_ATOM(belay, belay::atom, follow, "follow")
 
+// Working an incident: a note, escalate, snooze, reassign, priority.
+CAF_ADD_ATOM(belay, belay::atom, act, "act")
+
 // Adoption at start.
 CAF_ADD_ATOM(belay, belay::atom, adopt, "adopt")
 
@@ -156,6 +161,9 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::trigger_command)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::trigger_reply)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::transition_command)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::transition_reply)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::incident_action)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::storage::action_reply)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::storage::held_incident)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(belay::attribution)
 
 // Records and views (protocol/model.hpp, protocol/views.hpp).

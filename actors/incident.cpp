@@ -6,6 +6,7 @@
 #include "protocol/ladder.hpp"
 #include "protocol/paging.hpp"
 #include "protocol/views.hpp"
+#include "storage/actions.hpp"
 #include "storage/incidents.hpp"
 #include "storage/maintenance.hpp"
 
@@ -30,10 +31,23 @@ uint64_t shard(self_ptr self) {
   return incident_shard(self->state.record.org_id, self->state.record.dedup_key);
 }
 
-// (Re)arms the one timer an OPEN incident has: the next step, or the end of grace.
+bool snoozed(const incident_record& r) {
+  return r.status == status_acknowledged && r.snoozed_until.has_value();
+}
+
+// (Re)arms the one timer an incident has: an OPEN one's next step or the end of its
+// grace; a snoozed one's return to OPEN.
 void arm(self_ptr self) {
   auto& st = self->state;
   ++st.generation;
+  if (snoozed(st.record)) {
+    auto wait = st.d->clock.until(*st.record.snoozed_until, self->clock().now());
+    if (wait.count() == 0)
+      self->send(self, atom::fire_tick_v, st.generation); // over already: at once
+    else
+      self->delayed_send(self, wait, atom::fire_tick_v, st.generation);
+    return;
+  }
   if (st.record.status != status_open || !st.record.next_fire_at)
     return;
   auto wait = st.d->clock.until(*st.record.next_fire_at, self->clock().now());
@@ -56,6 +70,15 @@ void follow(self_ptr self, const incident_record& latest) {
     self->quit();
   else
     arm(self);
+}
+
+// The row and, when it came with one, the ladder (a reassign changes it).
+void follow(self_ptr self, storage::held_incident& latest) {
+  if (latest.incident.version < self->state.record.version)
+    return;
+  if (latest.ladder)
+    self->state.ladder = std::move(latest.ladder);
+  follow(self, latest.incident);
 }
 
 void retry_later(self_ptr self, const caf::error& err) {
@@ -165,6 +188,24 @@ void resume(self_ptr self) {
           [self](caf::error& err) { retry_later(self, err); });
 }
 
+// The snooze ran out (docs/guarantees.md#working-an-incident): OPEN again, the ladder
+// from its first step with keys of its own, unless resolved or changed meanwhile.
+void end_snooze(self_ptr self) {
+  auto& st = self->state;
+  auto& rec = st.record;
+  auto first_delay = static_cast<micros>(st.ladder->steps.front().delay_seconds * 1e6);
+  self->request(st.d->storage, st.d->request_timeout, atom::end_snooze_v, shard(self),
+                rec.org_id, rec.id, rec.version, first_delay, now(self))
+      .await(
+          [self](std::optional<incident_record>& after) {
+            if (after)
+              follow(self, *after);
+            else
+              reload(self);
+          },
+          [self](caf::error& err) { retry_later(self, err); });
+}
+
 // A step that pages people or schedules reads the org's people first: who is on call is
 // decided at the step's scheduled time, not when the policy was written.
 void fire(self_ptr self) {
@@ -197,13 +238,31 @@ incident_actor::behavior_type incident(self_ptr self, incident_record rec,
   arm(self);
   return {
       [self](atom::fire_tick, uint64_t generation) {
-        if (generation != self->state.generation ||
-            self->state.record.status != status_open)
+        auto& rec = self->state.record;
+        if (generation != self->state.generation)
           return;
-        if (self->state.record.held_until)
+        if (snoozed(rec))
+          end_snooze(self);
+        else if (rec.status != status_open)
+          return;
+        else if (rec.held_until)
           resume(self);
         else
           fire(self);
+      },
+      [self](atom::act, incident_action& action) -> caf::result<storage::action_reply> {
+        auto rp = self->make_response_promise<storage::action_reply>();
+        self->request(self->state.d->storage, self->state.d->request_timeout,
+                      atom::apply_action_v, shard(self), std::move(action), now(self))
+            .await(
+                [self, rp](storage::action_reply& reply) mutable {
+                  auto latest = reply.held;
+                  rp.deliver(std::move(reply));
+                  if (latest.incident.id != 0)
+                    follow(self, latest);
+                },
+                [rp](caf::error& err) mutable { rp.deliver(err); });
+        return rp;
       },
       [self](atom::transition, transition_command& cmd) -> caf::result<transition_reply> {
         auto rp = self->make_response_promise<transition_reply>();
@@ -223,6 +282,7 @@ incident_actor::behavior_type incident(self_ptr self, incident_record rec,
         // another node), or reopened while we were on our way out.
         follow(self, changed);
       },
+      [self](atom::follow, storage::held_incident& changed) { follow(self, changed); },
       [self](atom::duplicate, const incident_record& seen) {
         // A duplicate was absorbed: only the evidence counters changed.
         auto& rec = self->state.record;

@@ -7,6 +7,7 @@
 #include "actors/test_hooks.hpp"
 #include "actors/trigger_lane.hpp"
 #include "protocol/commands.hpp"
+#include "storage/actions.hpp"
 #include "storage/incidents.hpp"
 
 #include <caf/event_based_actor.hpp>
@@ -118,21 +119,32 @@ storage::incident_keys held_keys(self_ptr self) {
   return keys;
 }
 
-// Of `keys`, the incidents acknowledged or resolved by now: each held actor among them
-// takes its row as it stands, as it would on the local path.
-void tell_settled(self_ptr self, storage::incident_keys keys) {
+// Each held actor among `keys` takes its row as it stands, with its ladder (a reassign
+// changes it), as it would on the local path; older news is ignored there.
+void tell_current(self_ptr self, storage::incident_keys keys) {
   self->request(self->state.d->storage, self->state.d->request_timeout,
-                atom::settled_among_v, std::move(keys))
+                atom::current_among_v, std::move(keys))
       .then(
-          [self](std::vector<storage::held_incident>& settled) {
-            for (auto& h : settled)
+          [self](std::vector<storage::held_incident>& current) {
+            for (auto& h : current)
               if (auto actor = held_actor(self, h.incident.org_id, h.incident.id))
-                self->send(actor, atom::follow_v, h.incident);
+                self->send(actor, atom::follow_v, std::move(h));
           },
           [](caf::error& err) {
-            spdlog::warn("registry: cannot read acknowledged or resolved incidents: {}",
+            spdlog::warn("registry: cannot read the incidents it holds: {}",
                          to_string(err));
           });
+}
+
+// An action on an incident no live actor holds here: the database decides, and the node
+// holding it, if any, hears through NOTIFY.
+void act_in_storage(self_ptr self, caf::typed_response_promise<storage::action_reply> rp,
+                    incident_action action) {
+  self->request(self->state.d->storage, self->state.d->request_timeout,
+                atom::apply_action_v, static_cast<uint64_t>(action.incident_id), action,
+                now(self))
+      .then([rp](storage::action_reply& r) mutable { rp.deliver(std::move(r)); },
+            [rp](caf::error& err) mutable { rp.deliver(err); });
 }
 
 // Another node took over incidents while this node's lease had lapsed: their actors here
@@ -437,18 +449,33 @@ registry(registry_actor::stateful_pointer<registry_state> self, deps d) {
                 });
         return rp;
       },
+      [self](atom::act, incident_action& action) -> caf::result<storage::action_reply> {
+        auto rp = self->make_response_promise<storage::action_reply>();
+        auto actor = held_actor(self, action.org_id, action.incident_id);
+        if (!actor) {
+          act_in_storage(self, rp, std::move(action));
+          return rp;
+        }
+        // The actor may be exiting (a concurrent resolve): then the database decides.
+        self->request(actor, 2 * self->state.d->request_timeout, atom::act_v, action)
+            .then([rp](storage::action_reply& r) mutable { rp.deliver(std::move(r)); },
+                  [self, rp, action](caf::error&) mutable {
+                    act_in_storage(self, rp, std::move(action));
+                  });
+        return rp;
+      },
       [self](atom::adopt) -> caf::result<size_t> {
         auto rp = self->make_response_promise<size_t>();
         adopt_page(self, rp, 0, 0, 0);
         return rp;
       },
       [self](atom::settled, int64_t org, int64_t id) {
-        // Acknowledged or resolved through some node (NOTIFY).
+        // Acknowledged, resolved or worked on through some node (NOTIFY).
         if (held_actor(self, org, id))
-          tell_settled(self, {{org, id}});
+          tell_current(self, {{org, id}});
       },
       // The listener was deaf for a while: catch up on every held incident.
-      [self](atom::catch_up) { tell_settled(self, held_keys(self)); },
+      [self](atom::catch_up) { tell_current(self, held_keys(self)); },
       [self](atom::renew_tick) { renew(self); },
       [self](atom::sweep_tick) { sweep(self); },
       [self](atom::respawn, int64_t org, int64_t id) { respawn(self, org, id); },

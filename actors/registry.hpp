@@ -9,6 +9,7 @@
 
 #include "actors/deps.hpp"
 #include "protocol/views.hpp"
+#include "storage/actions.hpp" // action_reply, complete where the registry is spawned
 
 #include <caf/actor_addr.hpp>
 #include <map>

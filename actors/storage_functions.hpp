@@ -4,6 +4,7 @@
 // function is added here.
 #pragma once
 
+#include "storage/actions.hpp"
 #include "storage/contacts.hpp"
 #include "storage/deliveries.hpp"
 #include "storage/heartbeats.hpp"

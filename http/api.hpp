@@ -55,6 +55,7 @@ struct api {
 
 void add_health_routes(routes& http, api& a);
 void add_incident_routes(routes& http, api& a);
+void add_incident_action_routes(routes& http, api& a);
 void add_ingest_routes(routes& http, api& a);
 void add_dead_letter_routes(routes& http, api& a);
 void add_inspector_routes(routes& http, api& a);

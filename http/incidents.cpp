@@ -5,11 +5,14 @@
 #include "http/respond.hpp"
 #include "protocol/incident_json.hpp"
 #include "protocol/incident_request.hpp"
+#include "protocol/limits.hpp"
 #include "storage/alerts.hpp"
 #include "storage/changes.hpp"
 #include "storage/contacts.hpp"
 #include "storage/db.hpp"
 #include "storage/deliveries.hpp"
+
+#include <algorithm>
 
 namespace belay {
 
@@ -93,12 +96,18 @@ void list(api& a, const caller& who, const httplib::Request& req,
     return reply_error(res, 400, "invalid_value",
                        "status must be OPEN, ACKNOWLEDGED, EXHAUSTED or RESOLVED",
                        "status");
+  auto priority = req.get_param_value("priority");
+  if (!priority.empty() &&
+      std::find(protocol::priorities.begin(), protocol::priorities.end(), priority) ==
+          protocol::priorities.end())
+    return reply_error(res, 400, "invalid_value", "priority must be P1, P2, P3, P4 or P5",
+                       "priority");
   auto params = page_params(req, res, 50, 500);
   if (!params)
     return;
   auto conn = a.db.acquire();
-  auto page =
-      storage::list_incidents(*conn, who.org_id, status, params->limit, params->after);
+  auto page = storage::list_incidents(*conn, who.org_id, status, params->limit,
+                                      params->after, priority);
   std::optional<std::string> next;
   if (page.next_after)
     next = std::to_string(*page.next_after);

@@ -277,6 +277,7 @@ server::server(api& a, server_options options) : impl_(new impl{a, options, {}})
   auto& table = impl_->table;
   add_health_routes(table, impl_->a);
   add_incident_routes(table, impl_->a);
+  add_incident_action_routes(table, impl_->a);
   add_ingest_routes(table, impl_->a);
   add_dead_letter_routes(table, impl_->a);
   add_inspector_routes(table, impl_->a);

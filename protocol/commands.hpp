@@ -35,7 +35,7 @@ struct trigger_command {
   std::string alert_key{};
 };
 
-enum class reply_code { ok, unchanged, not_found, conflict, unknown_policy };
+enum class reply_code { ok, unchanged, not_found, conflict, unknown_policy, invalid };
 
 struct trigger_reply {
   reply_code code = reply_code::ok;
@@ -70,6 +70,23 @@ struct transition_command {
 struct transition_reply {
   reply_code code = reply_code::ok;
   incident_record incident;
+};
+
+// What a person does to an incident beyond acknowledging and resolving it
+// (docs/guarantees.md#working-an-incident).
+enum class incident_verb { note, escalate, snooze, reassign, priority };
+
+struct incident_action {
+  int64_t org_id = 0;
+  int64_t incident_id = 0;
+  incident_verb verb = incident_verb::note;
+  attribution who;
+  std::string text{};   // note
+  micros until = 0;     // snooze: when it returns to OPEN
+  std::string policy{}; // reassign: exactly one of these three
+  std::string user{};
+  std::string schedule{};
+  std::string priority{}; // priority: P1..P5, or empty for none
 };
 
 } // namespace belay

@@ -16,6 +16,21 @@ void write_array(json_writer& w, const char* key, const std::vector<T>& items,
   w.EndArray();
 }
 
+// {"policy": …} while the incident follows a policy, else {"user": …} or
+// {"schedule": …} after a reassign to one (assigned_to "user:<name>").
+void write_assignee(json_writer& w, const incident_record& incident) {
+  w.StartObject();
+  auto colon = incident.assigned_to.find(':');
+  if (colon == std::string::npos) {
+    w.Key("policy");
+    write_string(w, incident.policy);
+  } else {
+    w.Key(incident.assigned_to.substr(0, colon).c_str());
+    write_string(w, incident.assigned_to.substr(colon + 1));
+  }
+  w.EndObject();
+}
+
 } // namespace
 
 void write_incident(json_writer& w, const incident_record& incident) {
@@ -72,6 +87,12 @@ void write_incident(json_writer& w, const incident_record& incident) {
   w.Int(incident.alert_count);
   w.Key("firingCount");
   w.Int(incident.firing_count);
+  w.Key("priority");
+  write_string_or_null(w, incident.priority);
+  w.Key("snoozedUntil");
+  write_time_or_null(w, incident.snoozed_until);
+  w.Key("assignedTo");
+  write_assignee(w, incident);
   w.EndObject();
 }
 

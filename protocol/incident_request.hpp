@@ -3,7 +3,9 @@
 
 #include "protocol/error.hpp"
 #include "protocol/limits.hpp"
+#include "protocol/model.hpp"
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -38,5 +40,41 @@ struct actor_request {
 parsed<actor_request> parse_ack_request(std::string_view body, bool by_required = true);
 // An empty body, {} and {"by":…} are all fine.
 parsed<actor_request> parse_resolve_request(std::string_view body);
+
+// Working an incident (docs/http.md#working-an-incident). Each body may also carry "by"
+// and "via" as an acknowledge's does (actor_request), read the same way.
+
+// POST …/notes: {"text"* (1..4,000 characters)}.
+struct note_request {
+  actor_request actor;
+  std::string text;
+};
+parsed<note_request> parse_note_request(std::string_view body);
+
+// POST …/escalate: an empty body, {} or {"by","via"}.
+parsed<actor_request> parse_escalate_request(std::string_view body);
+
+// POST …/snooze: exactly one of {"until": RFC 3339} or {"seconds": > 0}; whether the time
+// is in the next 24 hours is the caller's to check, against its clock.
+struct snooze_request {
+  actor_request actor;
+  std::optional<micros> until;
+  std::optional<double> seconds;
+};
+parsed<snooze_request> parse_snooze_request(std::string_view body);
+
+// POST …/reassign: exactly one of {"policy"}, {"user"} or {"schedule"}, each a name.
+struct reassign_request {
+  actor_request actor;
+  std::string policy, user, schedule;
+};
+parsed<reassign_request> parse_reassign_request(std::string_view body);
+
+// POST …/priority: {"priority": "P1".."P5" | null}; the member is required (null clears).
+struct priority_request {
+  actor_request actor;
+  std::string priority; // empty: none
+};
+parsed<priority_request> parse_priority_request(std::string_view body);
 
 } // namespace belay::protocol

@@ -17,4 +17,11 @@ inline const std::initializer_list<std::string_view> severities = {"critical", "
                                                                    "warning", "info"};
 inline constexpr std::string_view default_severity = "critical";
 
+// Working an incident (docs/http.md#working-an-incident).
+inline constexpr std::size_t max_note_chars = 4000;
+inline constexpr int max_notes = 2000;
+inline constexpr long long max_snooze_seconds = 24 * 3600;
+inline const std::initializer_list<std::string_view> priorities = {"P1", "P2", "P3", "P4",
+                                                                   "P5"};
+
 } // namespace belay::protocol

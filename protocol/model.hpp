@@ -147,6 +147,12 @@ struct incident_record {
   // While a maintenance window holds the ladder: the window's end
   // (docs/guarantees.md#maintenance-windows).
   std::optional<micros> held_until{};
+  // Working an incident (docs/guarantees.md#working-an-incident): P1..P5 or empty; while
+  // an acknowledged incident is snoozed, when it returns to OPEN; after a reassign to a
+  // person or a schedule, "user:<name>" or "schedule:<name>" (empty: its policy).
+  std::string priority{};
+  std::optional<micros> snoozed_until{};
+  std::string assigned_to{};
   // Its alerts, and how many of them fire (docs/guarantees.md#alerts-and-grouping): 1 and
   // 1 for an incident that is its own alert, as every incident of an integration that
   // does not group.

@@ -33,7 +33,10 @@
   next(resolved_via, "coalesce(resolved_via, '')")                                       \
   next(reopen_count, "reopen_count")                                                     \
   next(integration, "coalesce(integration, '')")                                         \
-  next(held_until, "belay_us(held_until)")
+  next(held_until, "belay_us(held_until)")                                               \
+  next(priority, "coalesce(priority, '')")                                               \
+  next(snoozed_until, "belay_us(snoozed_until)")                                         \
+  next(assigned_to, "coalesce(assigned_to, '')")
 // clang-format on
 
 // read_held() reads these, then the ladder: a statement that has no use for the ladder

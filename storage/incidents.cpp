@@ -121,8 +121,9 @@ constexpr transition_fragments ack_fragments{
     "('OPEN', 'EXHAUSTED')", "acknowledged", ""};
 constexpr transition_fragments resolve_fragments{
     R"sql(status = 'RESOLVED', resolved_at = belay_ts($3),
-      resolved_by = NULLIF($4, ''), resolved_via = $5, resume_at = next_fire_at,
-      next_fire_at = NULL, held_until = NULL, firing_count = 0)sql",
+      resolved_by = NULLIF($4, ''), resolved_via = $5,
+      resume_at = CASE WHEN snoozed_until IS NULL THEN next_fire_at END,
+      next_fire_at = NULL, held_until = NULL, snoozed_until = NULL, firing_count = 0)sql",
     "('OPEN', 'ACKNOWLEDGED', 'EXHAUSTED')", "resolved",
     R"sql(, alerts AS (
   UPDATE alert a SET status = 'RESOLVED', resolved_at = belay_ts($3) FROM cas
@@ -240,10 +241,9 @@ WHERE status <> 'RESOLVED' AND owner = $2
 RETURNING )sql" BELAY_INCIDENT_COLUMNS;
 
 // The incidents of `keys`, through the primary key (org_id, id): $1 orgs, $2 ids.
-const std::string settled_among_sql = R"sql(
+const std::string current_among_sql = R"sql(
 SELECT )sql" BELAY_INCIDENT_COLUMNS R"sql( FROM incident
-WHERE (org_id, id) IN (SELECT * FROM unnest($1::bigint[], $2::bigint[]))
-  AND status IN ('ACKNOWLEDGED', 'RESOLVED'))sql";
+WHERE (org_id, id) IN (SELECT * FROM unnest($1::bigint[], $2::bigint[])))sql";
 const std::string owned_elsewhere_sql = R"sql(
 SELECT id FROM incident
 WHERE (org_id, id) IN (SELECT * FROM unnest($1::bigint[], $2::bigint[]))
@@ -262,6 +262,7 @@ std::pair<std::string, std::string> key_arrays(const incident_keys& keys) {
 const std::string list_sql = R"sql(
 SELECT )sql" BELAY_INCIDENT_COLUMNS ", " BELAY_INCIDENT_COUNTS R"sql( FROM incident
 WHERE org_id = $1 AND ($2 = '' OR status = $2) AND ($3::bigint = 0 OR id < $3::bigint)
+  AND ($5 = '' OR priority = $5)
 ORDER BY id DESC LIMIT $4)sql";
 
 // clang-format off
@@ -414,9 +415,9 @@ std::vector<int64_t> owned_elsewhere(connection& c, const std::string& node,
   return out;
 }
 
-std::vector<held_incident> settled_among(connection& c, const incident_keys& keys) {
+std::vector<held_incident> current_among(connection& c, const incident_keys& keys) {
   auto [orgs, ids] = key_arrays(keys);
-  auto r = c.query(settled_among_sql, orgs, ids);
+  auto r = c.query(current_among_sql, orgs, ids);
   std::vector<held_incident> out;
   for (int i = 0; i < r.rows(); ++i)
     out.push_back(read_held(r, i));
@@ -424,8 +425,8 @@ std::vector<held_incident> settled_among(connection& c, const incident_keys& key
 }
 
 incident_page list_incidents(connection& c, int64_t org_id, const std::string& status,
-                             int limit, int64_t after_id) {
-  auto r = c.query(list_sql, org_id, status, after_id, limit + 1);
+                             int limit, int64_t after_id, const std::string& priority) {
+  auto r = c.query(list_sql, org_id, status, after_id, limit + 1, priority);
   incident_page page;
   count_reader counts{r};
   for (int i = 0; i < r.rows() && i < limit; ++i)

@@ -226,16 +226,20 @@ using incident_keys = std::vector<std::pair<int64_t, int64_t>>;
 std::vector<int64_t> owned_elsewhere(connection& c, const std::string& node,
                                      const incident_keys& keys);
 
-// Of the incidents `keys`, those acknowledged or resolved, as they stand.
-std::vector<held_incident> settled_among(connection& c, const incident_keys& keys);
+// The incidents `keys` that exist, as they stand, with their ladders: what a holder
+// follows after a notification (an acknowledge, a resolve, an action of
+// storage/actions.hpp on another node) or a listener that was deaf.
+std::vector<held_incident> current_among(connection& c, const incident_keys& keys);
 
 struct incident_page {
   std::vector<incident_record> incidents;
   std::optional<int64_t> next_after; // cursor: the last id of this page, when more follow
 };
 
+// Newest first; `status` and `priority` empty for any.
 incident_page list_incidents(connection& c, int64_t org_id, const std::string& status,
-                             int limit, int64_t after_id);
+                             int limit, int64_t after_id,
+                             const std::string& priority = "");
 
 std::vector<timeline_entry> load_timeline(connection& c, int64_t org_id, int64_t id);
 

@@ -53,9 +53,9 @@ TEST_CASE("incident renders absent optionals as null and no internal fields") {
   r.next_fire_at.reset();
   auto doc = json(render_incident_only(r));
   const auto& i = doc["incident"];
-  for (auto name :
-       {"nextFireAt", "ackedAt", "ackedBy", "ackedVia", "resolvedAt", "resolvedBy",
-        "resolvedVia", "exhaustedAt", "integration", "maintenanceUntil"}) {
+  for (auto name : {"nextFireAt", "ackedAt", "ackedBy", "ackedVia", "resolvedAt",
+                    "resolvedBy", "resolvedVia", "exhaustedAt", "integration",
+                    "maintenanceUntil", "priority", "snoozedUntil"}) {
     INFO(name);
     REQUIRE(i.HasMember(name));
     CHECK(i[name].IsNull());
@@ -63,8 +63,10 @@ TEST_CASE("incident renders absent optionals as null and no internal fields") {
   CHECK_FALSE(i.HasMember("orgId"));
   CHECK_FALSE(i.HasMember("shadow"));
   // with reopenCount and inMaintenance (docs/guarantees.md#maintenance-windows),
-  // alertCount and firingCount (docs/guarantees.md#alerts-and-grouping)
-  CHECK(i.MemberCount() == 26);
+  // alertCount and firingCount (docs/guarantees.md#alerts-and-grouping), priority,
+  // snoozedUntil and assignedTo (docs/guarantees.md#working-an-incident)
+  CHECK(i.MemberCount() == 29);
+  CHECK(std::string{i["assignedTo"]["policy"].GetString()} == r.policy);
   CHECK_FALSE(doc.HasMember("deduplicated"));
 }
 

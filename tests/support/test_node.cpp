@@ -65,6 +65,12 @@ transition_reply test_node::resolve(int64_t org, int64_t id, const std::string& 
                                transition_command{org, id, {}, transition::resolve, by});
 }
 
+storage::action_reply test_node::act(incident_action action) {
+  if (action.who.actor.empty())
+    action.who = {"alice", "api", "127.0.0.1"};
+  return ask<storage::action_reply>(n.registry, atom::act_v, std::move(action));
+}
+
 size_t test_node::adopt() {
   return ask<size_t>(n.registry, atom::adopt_v);
 }

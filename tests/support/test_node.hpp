@@ -5,6 +5,7 @@
 #include "actors/actors.hpp"
 #include "actors/node.hpp"
 #include "protocol/network.hpp"
+#include "storage/actions.hpp"
 #include "support/simulated_system.hpp"
 #include "support/test_database.hpp"
 
@@ -35,6 +36,9 @@ public:
                         const std::string& policy = "default");
   transition_reply ack(int64_t org, int64_t id, const std::string& by = "alice");
   transition_reply resolve(int64_t org, int64_t id, const std::string& by = "bob");
+  // A note, escalate, snooze, reassign or priority (storage/actions.hpp), by "alice"
+  // through the API unless `action.who` says otherwise.
+  storage::action_reply act(incident_action action);
   size_t adopt();
   // What the registry holds and has done so far.
   registry_stats stats() { return ask<registry_stats>(n.registry, atom::stats_v); }

@@ -3,7 +3,7 @@ WITH cas AS (
   UPDATE incident SET status = 'ACKNOWLEDGED', acked_at = belay_ts($3), acked_by = $4,
       acked_via = $5, next_fire_at = NULL, held_until = NULL, version = version + 1
   WHERE org_id = $1 AND id = $2::bigint AND status IN ('OPEN', 'EXHAUSTED')
-  RETURNING org_id, id, dedup_key, title, severity, status, policy, current_step, loop, event_count, belay_us(created_at), belay_us(last_seen_at), belay_us(next_fire_at), belay_us(acked_at), coalesce(acked_by, ''), belay_us(resolved_at), belay_us(exhausted_at), version, shadow, coalesce(acked_via, ''), coalesce(resolved_by, ''), coalesce(resolved_via, ''), reopen_count, coalesce(integration, ''), belay_us(held_until), ladder::text, alert_count, firing_count
+  RETURNING org_id, id, dedup_key, title, severity, status, policy, current_step, loop, event_count, belay_us(created_at), belay_us(last_seen_at), belay_us(next_fire_at), belay_us(acked_at), coalesce(acked_by, ''), belay_us(resolved_at), belay_us(exhausted_at), version, shadow, coalesce(acked_via, ''), coalesce(resolved_by, ''), coalesce(resolved_via, ''), reopen_count, coalesce(integration, ''), belay_us(held_until), coalesce(priority, ''), belay_us(snoozed_until), coalesce(assigned_to, ''), ladder::text, alert_count, firing_count
 ), cancelled AS (
   UPDATE delivery d SET status = 'CANCELLED' FROM cas
   WHERE d.org_id = cas.org_id AND d.incident_id = cas.id AND d.status = 'PENDING'

@@ -1,10 +1,11 @@
 
 WITH cas AS (
   UPDATE incident SET status = 'RESOLVED', resolved_at = belay_ts($3),
-      resolved_by = NULLIF($4, ''), resolved_via = $5, resume_at = next_fire_at,
-      next_fire_at = NULL, held_until = NULL, firing_count = 0, version = version + 1
+      resolved_by = NULLIF($4, ''), resolved_via = $5,
+      resume_at = CASE WHEN snoozed_until IS NULL THEN next_fire_at END,
+      next_fire_at = NULL, held_until = NULL, snoozed_until = NULL, firing_count = 0, version = version + 1
   WHERE org_id = $1 AND dedup_key = $2 AND status IN ('OPEN', 'ACKNOWLEDGED', 'EXHAUSTED')
-  RETURNING org_id, id, dedup_key, title, severity, status, policy, current_step, loop, event_count, belay_us(created_at), belay_us(last_seen_at), belay_us(next_fire_at), belay_us(acked_at), coalesce(acked_by, ''), belay_us(resolved_at), belay_us(exhausted_at), version, shadow, coalesce(acked_via, ''), coalesce(resolved_by, ''), coalesce(resolved_via, ''), reopen_count, coalesce(integration, ''), belay_us(held_until), ladder::text, alert_count, firing_count
+  RETURNING org_id, id, dedup_key, title, severity, status, policy, current_step, loop, event_count, belay_us(created_at), belay_us(last_seen_at), belay_us(next_fire_at), belay_us(acked_at), coalesce(acked_by, ''), belay_us(resolved_at), belay_us(exhausted_at), version, shadow, coalesce(acked_via, ''), coalesce(resolved_by, ''), coalesce(resolved_via, ''), reopen_count, coalesce(integration, ''), belay_us(held_until), coalesce(priority, ''), belay_us(snoozed_until), coalesce(assigned_to, ''), ladder::text, alert_count, firing_count
 ), alerts AS (
   UPDATE alert a SET status = 'RESOLVED', resolved_at = belay_ts($3) FROM cas
   WHERE a.org_id = cas.org_id AND a.incident_id = cas.id AND a.status = 'FIRING'

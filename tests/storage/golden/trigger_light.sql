@@ -34,7 +34,7 @@ WITH g AS (
     last_seen_at = EXCLUDED.last_seen_at,
     evidence = belay_keep_last(i.evidence || EXCLUDED.evidence, 5),
     shadow = i.shadow AND EXCLUDED.shadow
-  RETURNING org_id, id, dedup_key, title, severity, status, policy, current_step, loop, event_count, belay_us(created_at), belay_us(last_seen_at), belay_us(next_fire_at), belay_us(acked_at), coalesce(acked_by, ''), belay_us(resolved_at), belay_us(exhausted_at), version, shadow, coalesce(acked_via, ''), coalesce(resolved_by, ''), coalesce(resolved_via, ''), reopen_count, coalesce(integration, ''), belay_us(held_until),
+  RETURNING org_id, id, dedup_key, title, severity, status, policy, current_step, loop, event_count, belay_us(created_at), belay_us(last_seen_at), belay_us(next_fire_at), belay_us(acked_at), coalesce(acked_by, ''), belay_us(resolved_at), belay_us(exhausted_at), version, shadow, coalesce(acked_via, ''), coalesce(resolved_by, ''), coalesce(resolved_via, ''), reopen_count, coalesce(integration, ''), belay_us(held_until), coalesce(priority, ''), belay_us(snoozed_until), coalesce(assigned_to, ''),
     CASE WHEN xmax = 0 THEN ladder::text END, (xmax = 0) AS inserted, false AS reopened
 )
 , written AS (SELECT * FROM up), note AS (
