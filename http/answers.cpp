@@ -14,6 +14,7 @@
 #include "protocol/slack_action.hpp"
 #include "protocol/sms.hpp"
 #include "protocol/twiml.hpp"
+#include "storage/actions.hpp"
 #include "storage/contacts.hpp"
 #include "storage/db.hpp"
 #include "storage/incidents.hpp"
@@ -345,6 +346,45 @@ void twilio_voice(api& a, const httplib::Request& req, httplib::Response& res) {
                protocol::answer_outcome_text(done.outcome, done.incident, person) + "."));
 }
 
+// Escalate and Snooze 1 h under one incident's Slack page (docs/http.md#answering): the
+// action goes through the registry as the API's does, attributed to the Slack user. A
+// snooze of an incident not yet acknowledged acknowledges it first, as the button says.
+void slack_work(api& a, const httplib::Request& req, httplib::Response& res,
+                const token_target& target, const protocol::slack_action& click) {
+  auto reply_text = [&](int status, const std::string& text) {
+    res.status = status;
+    res.set_content(text, "text/plain; charset=utf-8");
+  };
+  auto org = target.delivery.org_id;
+  const auto& incident = target.incident;
+  bool snooze = click.verb == protocol::slack_verb::snooze;
+  if (snooze && protocol::can_acknowledge(incident.status) &&
+      incident.status != status_acknowledged) {
+    auto done = answer(a, req, org, incident, protocol::answer_action::acknowledge,
+                       click.by, "slack");
+    if (done.outcome == protocol::answer_outcome::unavailable)
+      return reply_text(503, "belay could not be reached: nothing was done. Try again.");
+  }
+  incident_action action;
+  action.org_id = org;
+  action.incident_id = incident.id;
+  action.verb = snooze ? incident_verb::snooze : incident_verb::escalate;
+  action.who = {click.by, "slack", req.remote_addr};
+  action.until = now(a) + 3600LL * 1'000'000;
+  httplib::Response scratch; // ask() writes its JSON 503 here
+  auto r = ask<storage::action_reply>(a, a.registry, scratch, atom::act_v, action);
+  if (!r)
+    return reply_text(503, "belay could not be reached: nothing was done. Try again.");
+  auto name = "Incident #" + std::to_string(incident.id);
+  if (r->code == reply_code::not_found)
+    return reply_text(200, name + " is gone.");
+  if (r->code != reply_code::ok)
+    return reply_text(200, r->message + ": nothing was done.");
+  reply_text(200,
+             snooze ? name + " snoozed for 1 hour by " + click.by + "."
+                    : name + " escalated by " + click.by + ": its next step pages now.");
+}
+
 // POST /api/v1/integrations/slack/actions: a click on a page's button. The button's
 // value is the delivery's token, which names the channel whose signing secret must
 // have signed the request.
@@ -376,6 +416,13 @@ void slack_actions(api& a, const httplib::Request& req, httplib::Response& res) 
       protocol::slack_signature_valid(
           channel->signing_secret, req.get_header_value("X-Slack-Request-Timestamp"),
           req.body, req.get_header_value("X-Slack-Signature"), now(a))) {
+    if (click.verb != protocol::slack_verb::answer) {
+      res.status = 200;
+      return res.set_content(
+          "Escalate and Snooze work on one incident's page: nothing was "
+          "done.",
+          "text/plain; charset=utf-8");
+    }
     auto tally = answer_all(a, req, *bundle, click.action, click.by, "slack");
     res.status = tally.unavailable > 0 ? 503 : 200;
     return res.set_content(protocol::answer_all_text(click.action, tally, click.by),
@@ -386,6 +433,8 @@ void slack_actions(api& a, const httplib::Request& req, httplib::Response& res) 
           channel->signing_secret, req.get_header_value("X-Slack-Request-Timestamp"),
           req.body, req.get_header_value("X-Slack-Signature"), now(a)))
     return forbidden(res);
+  if (click.verb != protocol::slack_verb::answer)
+    return slack_work(a, req, res, *target, click);
   auto done = answer(a, req, target->delivery.org_id, target->incident, click.action,
                      click.by, "slack");
   res.status = done.outcome == protocol::answer_outcome::unavailable ? 503 : 200;

@@ -51,9 +51,13 @@ parsed<slack_action> parse_slack_action(std::string_view payload_json) {
   if (payload.ok() && actions) {
     field_reader action((*actions)[0], "payload.actions[0]", first_error);
     const std::string id = action.required_choice(
-        "action_id", {slack_ack_action_id, slack_resolve_action_id});
+        "action_id", {slack_ack_action_id, slack_resolve_action_id,
+                      slack_escalate_action_id, slack_snooze_action_id});
     out.action = id == slack_resolve_action_id ? answer_action::resolve
                                                : answer_action::acknowledge;
+    out.verb = id == slack_escalate_action_id ? slack_verb::escalate
+               : id == slack_snooze_action_id ? slack_verb::snooze
+                                              : slack_verb::answer;
     out.token = action.required_string("value", max_token_chars);
   }
   if (first_error)

@@ -78,6 +78,11 @@ void write_actions(json_writer& w, const std::string& status, std::string_view t
   if (can_resolve(status))
     write_button(w, slack_resolve_action_id, all ? "Resolve all" : "Resolve", nullptr,
                  token);
+  // One incident's page may also be escalated now or snoozed for an hour.
+  if (!all && (status == "OPEN" || status == "ACKNOWLEDGED")) {
+    write_button(w, slack_escalate_action_id, "Escalate", nullptr, token);
+    write_button(w, slack_snooze_action_id, "Snooze 1 h", nullptr, token);
+  }
   w.EndArray();
   w.EndObject();
 }

@@ -62,10 +62,61 @@
 
   const when = (text) => (text ? localTime(Date.parse(text)) : '—');
 
+  // ---- working the incident (docs/http.md#working-an-incident) ------------------------
+
+
+  // POSTs one action with `via: console`; on success the view reloads at once.
+  async function act(action, body = {}) {
+    const id = openId;
+    if (!id) return false;
+    try {
+      const res = await api(`/api/v1/incidents/${encodeURIComponent(id)}/${action}`,
+        {method: 'POST', body: {...body, via: 'console'}});
+      if (!res.ok) {
+        $('incident-error').textContent = `Incident ${id}: ${await problem(res)}`;
+        return false;
+      }
+      $('incident-error').textContent = '';
+      shown = '';
+      await load();
+      return true;
+    } catch (e) {
+      if (!(e instanceof Unauthorized)) $('incident-error').textContent = `Incident ${id}: ${e.message}`;
+      return false;
+    }
+  }
+
+  // Only what the incident's state allows is enabled; the server decides in the end.
+  function drawActions(inc) {
+    const resolved = inc.status === 'RESOLVED';
+    $('incident-escalate').disabled = resolved || inc.status === 'EXHAUSTED';
+    $('incident-snooze').disabled = inc.status !== 'ACKNOWLEDGED';
+    $('reassign-form').querySelector('button').disabled = resolved;
+    if (document.activeElement !== $('incident-priority')) $('incident-priority').value = inc.priority || '';
+  }
+
+  $('note-form').addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const text = $('note-text').value.trim();
+    if (!text) return;
+    if (await act('notes', {text})) $('note-text').value = '';
+  });
+  $('incident-escalate').addEventListener('click', () => act('escalate'));
+  $('incident-snooze').addEventListener('click', () =>
+    act('snooze', {seconds: Number($('snooze-for').value)}));
+  $('incident-priority').addEventListener('change', () =>
+    act('priority', {priority: $('incident-priority').value || null}));
+  $('reassign-form').addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const name = $('reassign-name').value.trim();
+    if (name && await act('reassign', {[$('reassign-kind').value]: name})) $('reassign-name').value = '';
+  });
+
   function draw({incident: inc, timeline, deliveries, changes = [], alerts = [], alertsNext = null}) {
     const people = pagedPeople(timeline);
     if (!moreAlerts.length) alertsCursor = alertsNext;
     $('incident-heading').textContent = `Incident ${inc.id}`;
+    drawActions(inc);
     $('incident-body').replaceChildren(
       el('p', {className: 'incident-title'},
         el('span', {className: 'title'}, inc.title),
@@ -142,7 +193,11 @@
 
   function facts(inc) {
     const rows = [
+      ['Priority', inc.priority || null],
       ['Dedup key', inc.dedupKey], ['Policy', inc.policy],
+      ['Assigned to', inc.assignedTo && !inc.assignedTo.policy
+        ? (inc.assignedTo.user ? `user ${inc.assignedTo.user}` : `schedule ${inc.assignedTo.schedule}`) : null],
+      ['Snoozed until', inc.snoozedUntil ? when(inc.snoozedUntil) : null],
       ['Next step', inc.status === 'OPEN' ? stepLabel(inc.currentStep, inc.loop) : null],
       ['Alerts', inc.alertCount > 1 ? `${inc.firingCount} firing of ${inc.alertCount}` : null],
       ['Events', inc.eventCount],
@@ -201,6 +256,16 @@
         return `Gave up on ${d.channel} to ${d.target}: ${d.error || 'no detail'}${d.failoverTo ? '; failing over to ' + d.failoverTo : ''}`;
       case 'delivery_cancelled': return `Delivery by ${d.channel} to ${d.target} cancelled`;
       case 'delivery_replayed': return `Dead letter replayed: ${d.channel} to ${d.target}`;
+      case 'note_added': return `Note by ${d.by}: ${d.text}`;
+      case 'escalated': return `Escalated now by ${d.by}${d.via ? ' via ' + d.via : ''}: ${stepLabel(d.step, d.loop)} fires at once`;
+      case 'snoozed': return `Snoozed by ${d.by} until ${when(d.until)}`;
+      case 'snooze_ended': return 'Snooze over: OPEN again, the ladder from step 1';
+      case 'reassigned': {
+        const to = d.user ? `user ${d.user}` : d.schedule ? `schedule ${d.schedule}` : `policy ${d.policy}`;
+        const cancelled = d.cancelledDeliveries ? `; ${d.cancelledDeliveries} pending pages cancelled` : '';
+        return `Reassigned to ${to} by ${d.by}${cancelled}`;
+      }
+      case 'priority_changed': return `Priority ${d.to || 'cleared'}${d.from ? ' (was ' + d.from + ')' : ''} by ${d.by}`;
       case 'exhausted': return 'Escalation ladder exhausted';
       case 'reopened': return `Reopened within its policy's window (${d.reopenCount} ${d.reopenCount === 1 ? 'time' : 'times'})`;
       case 'maintenance_hold': return `${capital(stepLabel(d.step, d.loop || 0))} held by maintenance until ${when(d.until)}`;

@@ -200,6 +200,40 @@ try {
     await sent.locator('td', {hasText: 'SENT'}).waitFor();
   });
 
+  // Working the incident from its view (docs/http.md#working-an-incident).
+  const note = `Disk is at 97% <i>not html</i> ${Date.now()}`;
+  await step('add a note from the incident view: the timeline shows it, by alice, as text', async () => {
+    await view.locator('#note-text').fill(note);
+    await view.locator('#note-form button[type=submit]').click();
+    const entry = view.locator('.incident-timeline li[data-kind="note_added"]');
+    await entry.waitFor();
+    if (!(await entry.textContent()).includes(`Note by ${ADMIN}: ${note}`))
+      throw new Error(`the note shows as ${JSON.stringify(await entry.textContent())}`);
+    if ((await entry.locator('i').count()) !== 0) throw new Error('the note was rendered as HTML');
+    if ((await view.locator('#note-text').inputValue()) !== '') throw new Error('the note box was not emptied');
+  });
+
+  await step('snooze the acknowledged incident for 1 h from the view: the server agrees', async () => {
+    await view.locator('#snooze-for').selectOption('3600');
+    await view.locator('#incident-snooze').click();
+    await view.locator('.incident-timeline li[data-kind="snoozed"]', {hasText: `Snoozed by ${ADMIN}`}).waitFor();
+    await view.locator('dl.facts dt', {hasText: 'Snoozed until'}).waitFor();
+    const {status, snoozedUntil} = (await api('GET', `/api/v1/incidents/${incident.id}`)).json().incident;
+    const ahead = Date.parse(snoozedUntil) - Date.now();
+    if (status !== 'ACKNOWLEDGED' || !(ahead > 3500e3 && ahead <= 3600e3))
+      throw new Error(`server says ${status}, snoozed until ${snoozedUntil}`);
+  });
+
+  await step('escalate now from the view: OPEN again, and step 2 pages at once', async () => {
+    await view.locator('#incident-escalate').click();
+    await view.locator('.incident-timeline li[data-kind="escalated"]', {hasText: `by ${ADMIN}`}).waitFor();
+    await view.locator('.incident-timeline li[data-kind="step_fired"]', {hasText: 'Step 2 fired'}).waitFor();
+    await view.locator('.incident-title .badge', {hasText: 'OPEN'}).waitFor();
+    const {status, snoozedUntil} = (await api('GET', `/api/v1/incidents/${incident.id}`)).json().incident;
+    if (status !== 'OPEN' || snoozedUntil !== null) throw new Error(`server says ${status}, snoozed until ${snoozedUntil}`);
+    if (!(await view.locator('#incident-snooze').isDisabled())) throw new Error('Snooze is enabled on an OPEN incident');
+  });
+
   await step('a pinged heartbeat shows in the heartbeats table as up, with its next due', async () => {
     const res = await fetch(baseUrl + '/hb/console-hb-key', {signal: AbortSignal.timeout(STEP_MS)});
     const text = await res.text();

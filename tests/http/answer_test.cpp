@@ -44,7 +44,8 @@ struct sinks {
 const std::string unthrottled = R"("throttle":[],"statusThrottle":[])";
 
 // Org "alpha": alice is mailed, bob texted; policy "mail" mails alice and, 6 s later,
-// posts to the webhook for "lead"; "sms" texts bob; "slack" posts to #ops; "hook"
+// posts to the webhook for "lead"; "sms" texts bob; "slack" posts to #ops (and to #leads
+// a day later); "hook"
 // posts to the webhook for #ops.
 std::string answer_org(const sinks& s) {
   return R"({"orgs":[{"name":"alpha","apiKeys":["alpha-key"],
@@ -73,7 +74,8 @@ std::string answer_org(const sinks& s) {
                               {"delaySeconds":6,"targets":[{"channel":"hook","to":"lead"}]}]},
       {"name":"sms","steps":[{"delaySeconds":0,"targets":[{"user":"bob"}]}]},
       {"name":"updates","steps":[{"delaySeconds":0,"targets":[{"user":"bob"},{"user":"dave"}]}]},
-      {"name":"slack","steps":[{"delaySeconds":0,"targets":[{"channel":"slack","to":"#ops"}]}]},
+      {"name":"slack","steps":[{"delaySeconds":0,"targets":[{"channel":"slack","to":"#ops"}]},
+        {"delaySeconds":86400,"targets":[{"channel":"slack","to":"#leads"}]}]},
       {"name":"hook","steps":[{"delaySeconds":0,"targets":[{"channel":"hook","to":"#ops"}]}]},
       {"name":"voice","steps":[{"delaySeconds":0,"targets":[{"channel":"voice","to":"+15550003333"}]}]}
     ]}]})";
@@ -294,6 +296,44 @@ TEST_CASE("a Slack button click with a valid signature acknowledges, a stale or 
   CHECK(field(acked, "status") == "ACKNOWLEDGED");
   CHECK(field(acked, "ackedBy") == "carol");
   CHECK(field(acked, "ackedVia") == "slack");
+}
+
+TEST_CASE("Slack's Snooze 1 h acknowledges and snoozes as the clicker, and Escalate "
+          "reopens it at once, each refused unsigned") {
+  sinks s;
+  test::served_belay belay{answer_org(s)};
+  const auto id = belay.open("slack-2", "slack");
+  REQUIRE(wait_received(s.http, "/slack", 1));
+  wait_sent(belay, id);
+  const auto page = received(s.http, "/slack").front().body;
+  const auto token = test::slack_button_value(page, "Snooze 1 h");
+  REQUIRE(!token.empty());
+  CHECK(test::slack_button_value(page, "Escalate") == token);
+  const long long now = test::unix_seconds_now();
+  auto click = [&](const char* action_id, const std::string& secret) {
+    return test::slack_click(belay, test::slack_click_body(action_id, token), secret,
+                             now);
+  };
+  const auto before = belay.row_counts();
+  CHECK(click("belay_snooze_1h", "another-secret").status == 403);
+  CHECK(click("belay_escalate", "another-secret").status == 403);
+  CHECK(belay.row_counts() == before);
+
+  auto snoozed = click("belay_snooze_1h", slack_secret);
+  CHECK(snoozed.status == 200);
+  CHECK(contains(snoozed.body, "snoozed for 1 hour by carol"));
+  auto after = incident(belay, id);
+  CHECK(field(after, "status") == "ACKNOWLEDGED");
+  CHECK(field(after, "ackedBy") == "carol");
+  CHECK(field(after, "ackedVia") == "slack");
+  CHECK(!field(after, "snoozedUntil").empty());
+
+  auto escalated = click("belay_escalate", slack_secret);
+  CHECK(escalated.status == 200);
+  CHECK(contains(escalated.body, "escalated by carol"));
+  CHECK(field(incident(belay, id), "status") == "OPEN");
+  CHECK(belay.count("SELECT count(*) FROM audit WHERE action IN ('incident.snooze', "
+                    "'incident.escalate') AND actor = 'carol' AND via = 'slack'") == 2);
 }
 
 TEST_CASE("a tampered answer token gets the same plain 404 and changes nothing") {

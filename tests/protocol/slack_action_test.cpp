@@ -60,6 +60,15 @@ TEST_CASE("a press of belay's Resolve button resolves", "[signing]") {
   CHECK(a.action == answer_action::resolve);
 }
 
+TEST_CASE("a press of belay's Escalate or Snooze 1 h button says so", "[signing]") {
+  CHECK(value_of(parse_slack_action(block_actions("belay_escalate", "tok"))).verb ==
+        slack_verb::escalate);
+  CHECK(value_of(parse_slack_action(block_actions("belay_snooze_1h", "tok"))).verb ==
+        slack_verb::snooze);
+  CHECK(value_of(parse_slack_action(block_actions("belay_ack", "tok"))).verb ==
+        slack_verb::answer);
+}
+
 TEST_CASE("the Slack user is named by username, else name, else id", "[signing]") {
   auto by = [](const std::string& user) {
     return value_of(parse_slack_action(block_actions("belay_ack", "tok", user))).by;

@@ -22,7 +22,7 @@ TEST_CASE("a Slack page has Acknowledge and Resolve buttons carrying the token",
   CHECK(contains(str(blocks[0]["text"]["text"]), "<" + url + "|"));
   CHECK(str(blocks[1]["type"]) == "actions");
   const auto& buttons = blocks[1]["elements"];
-  REQUIRE(buttons.Size() == 2);
+  REQUIRE(buttons.Size() == 4);
   CHECK(str(buttons[0]["type"]) == "button");
   CHECK(str(buttons[0]["action_id"]) == "belay_ack");
   CHECK(str(buttons[0]["text"]["text"]) == "Acknowledge");
@@ -30,13 +30,21 @@ TEST_CASE("a Slack page has Acknowledge and Resolve buttons carrying the token",
   CHECK(str(buttons[1]["action_id"]) == "belay_resolve");
   CHECK(str(buttons[1]["text"]["text"]) == "Resolve");
   CHECK(str(buttons[1]["value"]) == "TOKEN-_42");
+  CHECK(str(buttons[2]["action_id"]) == "belay_escalate");
+  CHECK(str(buttons[2]["text"]["text"]) == "Escalate");
+  CHECK(str(buttons[3]["action_id"]) == "belay_snooze_1h");
+  CHECK(str(buttons[3]["text"]["text"]) == "Snooze 1 h");
+  CHECK(str(buttons[3]["value"]) == "TOKEN-_42");
 }
 
 TEST_CASE("a Slack page offers only the buttons the status allows", "[signing]") {
   auto acked = json(slack_body(answerable(incident_in("ACKNOWLEDGED"), "T", url)));
   REQUIRE(acked["blocks"].Size() == 2);
-  REQUIRE(acked["blocks"][1]["elements"].Size() == 1);
+  REQUIRE(acked["blocks"][1]["elements"].Size() == 3); // Resolve, Escalate, Snooze 1 h
   CHECK(str(acked["blocks"][1]["elements"][0]["action_id"]) == "belay_resolve");
+  CHECK(str(acked["blocks"][1]["elements"][1]["action_id"]) == "belay_escalate");
+  auto exhausted = json(slack_body(answerable(incident_in("EXHAUSTED"), "T", url)));
+  CHECK(exhausted["blocks"][1]["elements"].Size() == 2); // nothing left to escalate to
   auto resolved = json(slack_body(answerable(incident_in("RESOLVED"), "T", url)));
   CHECK(resolved["blocks"].Size() == 1);
 }

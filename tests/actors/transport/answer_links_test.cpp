@@ -44,7 +44,8 @@ TEST_CASE("webhook: the body carries ackUrl") {
 }
 
 TEST_CASE(
-    "slack: the message has Acknowledge and Resolve buttons valued with the token") {
+    "slack: the message has Acknowledge, Resolve, Escalate and Snooze 1 h buttons valued "
+    "with the token") {
   test::http_sink sink;
   auto p = linked_page("ops-slack", "#ops");
   REQUIRE(send(make_channel("ops-slack", "slack", sink.url("/slack")), p).result ==
@@ -60,7 +61,8 @@ TEST_CASE(
         buttons.push_back(b["action_id"].GetString());
         CHECK(std::string(b["value"].GetString()) == p.answer_token);
       }
-  CHECK(buttons == std::vector<std::string>{"belay_ack", "belay_resolve"});
+  CHECK(buttons == std::vector<std::string>{"belay_ack", "belay_resolve",
+                                            "belay_escalate", "belay_snooze_1h"});
   CHECK(contains(json["blocks"][0]["text"]["text"].GetString(), p.answer_url));
 }
 
