@@ -245,6 +245,7 @@ void start_send(self_ptr self, queued_delivery q) {
                     cd.delivery.loop,
                     cd.delivery.step,
                     cd.delivery.attempts};
+  p.message = cd.message;
   static const transport::answer_links no_links;
   protocol::with_answer(p, st.d.answers ? *st.d.answers : no_links, cd.delivery,
                         now(self));

@@ -9,6 +9,7 @@
 #include "protocol/commands.hpp"
 #include "storage/actions.hpp"
 #include "storage/incidents.hpp"
+#include "storage/merges.hpp"
 
 #include <caf/event_based_actor.hpp>
 #include <caf/exit_reason.hpp>
@@ -126,14 +127,28 @@ void tell_current(self_ptr self, storage::incident_keys keys) {
                 atom::current_among_v, std::move(keys))
       .then(
           [self](std::vector<storage::held_incident>& current) {
-            for (auto& h : current)
+            for (auto& h : current) {
+              if (h.incident.resolved_via == "merge") // another node merged
+                storage::note_merges();
               if (auto actor = held_actor(self, h.incident.org_id, h.incident.id))
                 self->send(actor, atom::follow_v, std::move(h));
+            }
           },
           [](caf::error& err) {
             spdlog::warn("registry: cannot read the incidents it holds: {}",
                          to_string(err));
           });
+}
+
+// The pages an action wrote (responders, a status update) are claimed now, not at the
+// channels' next poll.
+void answer_action(self_ptr self, caf::typed_response_promise<storage::action_reply>& rp,
+                   storage::action_reply& r) {
+  if (self->state.d->dispatcher)
+    for (auto& channel : r.channels)
+      self->send(self->state.d->dispatcher, atom::nudge_v, r.held.incident.org_id,
+                 channel);
+  rp.deliver(std::move(r));
 }
 
 // An action on an incident no live actor holds here: the database decides, and the node
@@ -143,7 +158,7 @@ void act_in_storage(self_ptr self, caf::typed_response_promise<storage::action_r
   self->request(self->state.d->storage, self->state.d->request_timeout,
                 atom::apply_action_v, static_cast<uint64_t>(action.incident_id), action,
                 now(self))
-      .then([rp](storage::action_reply& r) mutable { rp.deliver(std::move(r)); },
+      .then([self, rp](storage::action_reply& r) mutable { answer_action(self, rp, r); },
             [rp](caf::error& err) mutable { rp.deliver(err); });
 }
 
@@ -458,7 +473,8 @@ registry(registry_actor::stateful_pointer<registry_state> self, deps d) {
         }
         // The actor may be exiting (a concurrent resolve): then the database decides.
         self->request(actor, 2 * self->state.d->request_timeout, atom::act_v, action)
-            .then([rp](storage::action_reply& r) mutable { rp.deliver(std::move(r)); },
+            .then([self,
+                   rp](storage::action_reply& r) mutable { answer_action(self, rp, r); },
                   [self, rp, action](caf::error&) mutable {
                     act_in_storage(self, rp, std::move(action));
                   });

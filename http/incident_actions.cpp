@@ -1,7 +1,7 @@
 // Working an incident (docs/http.md#working-an-incident): POST
-// /api/v1/incidents/{id}/notes, …/escalate, …/snooze, …/reassign and …/priority. Each
-// goes through the registry to the incident's actor, as an acknowledge does
-// (docs/architecture.md#http-to-storage).
+// /api/v1/incidents/{id}/notes, …/escalate, …/snooze, …/reassign, …/priority,
+// …/responders, …/subscribers and …/status-updates. Each goes through the registry to the
+// incident's actor, as an acknowledge does (docs/architecture.md#http-to-storage).
 #include "actors/actors.hpp"
 #include "http/respond.hpp"
 #include "protocol/incident_json.hpp"
@@ -119,6 +119,48 @@ void add_incident_action_routes(routes& http, api& a) {
                     action.policy = r.policy;
                     action.user = r.user;
                     action.schedule = r.schedule;
+                    return refusal{};
+                  });
+            });
+  http.Post(R"(/api/v1/incidents/([^/]+)/responders)", access::respond,
+            [&a](const caller& c, R req, W res) {
+              act(a, c, req, res, incident_verb::responders,
+                  protocol::parse_responders_request,
+                  [&](const protocol::responders_request& r, incident_action& action) {
+                    action.who = acting(c, r.actor);
+                    action.users = r.users;
+                    action.schedules = r.schedules;
+                    action.message = r.message;
+                    return refusal{};
+                  });
+            });
+  http.Post(R"(/api/v1/incidents/([^/]+)/subscribers)", access::respond,
+            [&a](const caller& c, R req, W res) {
+              act(a, c, req, res, incident_verb::subscribe,
+                  protocol::parse_subscribers_request,
+                  [&](const protocol::subscribers_request& r, incident_action& action) {
+                    action.who = acting(c, r.actor);
+                    action.users = r.users;
+                    action.addresses = r.addresses;
+                    return refusal{};
+                  });
+            });
+  http.Post(R"(/api/v1/incidents/([^/]+)/status-updates)", access::respond,
+            [&a](const caller& c, R req, W res) {
+              act(a, c, req, res, incident_verb::status_update,
+                  protocol::parse_status_update_request,
+                  [&](const protocol::status_update_request& r, incident_action& action) {
+                    action.who = acting(c, r.actor);
+                    action.message = r.message;
+                    return refusal{};
+                  });
+            });
+  http.Post(R"(/api/v1/incidents/([^/]+)/merge)", access::respond,
+            [&a](const caller& c, R req, W res) {
+              act(a, c, req, res, incident_verb::merge, protocol::parse_merge_request,
+                  [&](const protocol::merge_request& m, incident_action& action) {
+                    action.who = acting(c, m.actor);
+                    action.into = m.into;
                     return refusal{};
                   });
             });

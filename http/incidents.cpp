@@ -6,6 +6,7 @@
 #include "protocol/incident_json.hpp"
 #include "protocol/incident_request.hpp"
 #include "protocol/limits.hpp"
+#include "storage/actions.hpp"
 #include "storage/alerts.hpp"
 #include "storage/changes.hpp"
 #include "storage/contacts.hpp"
@@ -147,11 +148,12 @@ void show(api& a, const caller& who, const httplib::Request& req,
   auto alerts = storage::load_alerts(*conn, held->incident, 0, alerts_shown);
   protocol::incident_alerts shown{std::move(alerts.alerts), cursor(alerts.next_after),
                                   storage::load_evidence(*conn, who.org_id, *id)};
-  reply_json(
-      res, 200,
-      protocol::render_incident_detail(held->incident, timeline.entries,
-                                       deliveries.deliveries, cursor(timeline.next_after),
-                                       cursor(deliveries.next_after), changes, shown));
+  auto people = storage::load_incident_work(*conn, who.org_id, *id);
+  reply_json(res, 200,
+             protocol::render_incident_detail(
+                 held->incident, timeline.entries, deliveries.deliveries,
+                 cursor(timeline.next_after), cursor(deliveries.next_after), changes,
+                 shown, people));
 }
 
 // GET …/timeline and …/deliveries: the incident's lists, a page at a time.

@@ -5,6 +5,8 @@
 #include "protocol/model.hpp"
 
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace belay {
 
@@ -74,7 +76,17 @@ struct transition_reply {
 
 // What a person does to an incident beyond acknowledging and resolving it
 // (docs/guarantees.md#working-an-incident).
-enum class incident_verb { note, escalate, snooze, reassign, priority };
+enum class incident_verb {
+  note,
+  escalate,
+  snooze,
+  reassign,
+  priority,
+  responders,    // page these people now, without disturbing the ladder
+  subscribe,     // add subscribers of status updates
+  status_update, // tell every subscriber
+  merge          // resolve it into another incident of the org
+};
 
 struct incident_action {
   int64_t org_id = 0;
@@ -87,6 +99,12 @@ struct incident_action {
   std::string user{};
   std::string schedule{};
   std::string priority{}; // priority: P1..P5, or empty for none
+  // responders: users and schedules to page; subscribe: users and addresses on channels
+  std::vector<std::string> users{};
+  std::vector<std::string> schedules{};
+  std::vector<std::pair<std::string, std::string>> addresses{}; // channel, to
+  std::string message{}; // responders: what they are asked; status_update: what it says
+  int64_t into = 0;      // merge: the incident it goes into
 };
 
 } // namespace belay

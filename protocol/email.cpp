@@ -87,7 +87,9 @@ email_parts answerable_content(const page& p) {
   parts.subject = "[belay] " + severity + " " +
                   clip(title, max_answerable_subject_title_chars) + " (" +
                   incident_label(incident) + ")";
-  parts.text = "Incident " + id + ": " + title + "\r\n\r\n" + "Severity: " + severity +
+  const std::string help = help_request_text(p);
+  parts.text = "Incident " + id + ": " + title + "\r\n\r\n" +
+               (help.empty() ? "" : help + "\r\n\r\n") + "Severity: " + severity +
                "\r\n" + "Status:   " + status + "\r\n\r\n" +
                "Acknowledge or resolve it here:\r\n" + url + "\r\n\r\n" +
                "The link answers as you: do not forward it.\r\n";
@@ -96,7 +98,8 @@ email_parts answerable_content(const page& p) {
       escape_html(title) + "</title></head>\r\n" +
       "<body style=\"font-family:sans-serif;color:#18181b\">\r\n" +
       "<h1 style=\"font-size:18px\">Incident " + id + ": " + escape_html(title) +
-      "</h1>\r\n" + "<p>Severity: <b>" + escape_html(severity) + "</b><br>Status: <b>" +
+      "</h1>\r\n" + (help.empty() ? "" : "<p>" + escape_html(help) + "</p>\r\n") +
+      "<p>Severity: <b>" + escape_html(severity) + "</b><br>Status: <b>" +
       escape_html(status) + "</b></p>\r\n" + "<p><a href=\"" + escape_html(url) +
       "\" style=\"display:inline-block;padding:10px 16px;background:#18181b;"
       "color:#ffffff;text-decoration:none;border-radius:6px\">Acknowledge or resolve</a>"
@@ -134,7 +137,8 @@ email_parts email_content(const page& p) {
   case page_kind::status_update: {
     email_parts parts;
     parts.subject = one_line(status_update_text(incident, p.update));
-    parts.text = parts.subject + "\r\n\r\n" + incident_details(p);
+    parts.text = status_update_text(incident, p.update, p.message) + "\r\n\r\n" +
+                 incident_details(p);
     return parts;
   }
   case page_kind::answerable:

@@ -35,6 +35,8 @@ public:
                std::optional<error>& first_error);
 
   bool ok() const { return !first_error_; }
+  // The error slot, for a reader of a nested object to share.
+  std::optional<error>& error_slot() { return first_error_; }
   bool has(const char* name) const { return member(name) != nullptr; }
   const std::string& path() const { return path_; }
   std::string path_of(std::string_view name) const;

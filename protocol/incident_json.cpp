@@ -96,6 +96,41 @@ void write_incident(json_writer& w, const incident_record& incident) {
   w.EndObject();
 }
 
+namespace {
+
+void write_responder(json_writer& w, const responder_record& r) {
+  w.StartObject();
+  w.Key("user");
+  write_string(w, r.user);
+  w.Key("state");
+  write_string(w, r.state);
+  w.Key("requestedAt");
+  write_time(w, r.requested_at);
+  w.Key("requestedBy");
+  write_string(w, r.requested_by);
+  w.Key("message");
+  write_string_or_null(w, r.message);
+  w.Key("acknowledgedAt");
+  write_time_or_null(w, r.acknowledged_at);
+  w.EndObject();
+}
+
+void write_subscriber(json_writer& w, const subscriber_record& s) {
+  w.StartObject();
+  if (!s.user.empty()) {
+    w.Key("user");
+    write_string(w, s.user);
+  } else {
+    w.Key("channel");
+    write_string(w, s.channel);
+    w.Key("to");
+    write_string(w, s.to);
+  }
+  w.EndObject();
+}
+
+} // namespace
+
 void write_alert(json_writer& w, const alert_record& alert) {
   w.StartObject();
   w.Key("key");
@@ -290,7 +325,8 @@ std::string render_incident_detail(const incident_record& incident,
                                    const std::optional<std::string>& timeline_next,
                                    const std::optional<std::string>& deliveries_next,
                                    const std::vector<change_record>& changes,
-                                   const incident_alerts& alerts) {
+                                   const incident_alerts& alerts,
+                                   const incident_work& people) {
   rapidjson::StringBuffer out;
   json_writer w(out);
   w.StartObject();
@@ -305,6 +341,13 @@ std::string render_incident_detail(const incident_record& incident,
   write_cursor(w, "alertsNext", alerts.next);
   w.Key("evidence");
   write_stored_json(w, alerts.evidence_json);
+  write_array(w, "responders", people.responders, write_responder);
+  write_array(w, "subscribers", people.subscribers, write_subscriber);
+  w.Key("mergedInto");
+  if (people.merged_into)
+    w.Int64(*people.merged_into);
+  else
+    w.Null();
   w.EndObject();
   return to_string(out);
 }

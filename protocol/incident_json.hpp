@@ -49,13 +49,36 @@ struct incident_alerts {
 //  "evidence":[…]}: a next cursor continues that list at …/timeline, …/deliveries or
 // …/alerts; changes are the org's change events of the hour before the incident opened
 // (docs/guarantees.md#change-events), newest first.
+// Working an incident (docs/http.md#working-an-incident): a responder asked to help,
+// and a subscriber of its status updates (a user, or an address on a channel).
+struct responder_record {
+  std::string user;
+  std::string state; // requested | acknowledged
+  micros requested_at = 0;
+  std::string requested_by;
+  std::string message;
+  std::optional<micros> acknowledged_at;
+};
+struct subscriber_record {
+  std::string user; // or
+  std::string channel, to;
+};
+// What working the incident added to it: its responders and subscribers, and the
+// incident it was merged into, if it was.
+struct incident_work {
+  std::vector<responder_record> responders;
+  std::vector<subscriber_record> subscribers;
+  std::optional<int64_t> merged_into;
+};
+
 std::string render_incident_detail(const incident_record& incident,
                                    const std::vector<timeline_entry>& timeline,
                                    const std::vector<delivery_record>& deliveries,
                                    const std::optional<std::string>& timeline_next = {},
                                    const std::optional<std::string>& deliveries_next = {},
                                    const std::vector<change_record>& changes = {},
-                                   const incident_alerts& alerts = {});
+                                   const incident_alerts& alerts = {},
+                                   const incident_work& people = {});
 // {"alerts":[…],"next":c|null}
 std::string render_alert_page(const std::vector<alert_record>& alerts,
                               const std::optional<std::string>& next);

@@ -88,6 +88,86 @@ parsed<actor_request> parse_resolve_request(std::string_view body) {
   return parse_actor_request(body, false);
 }
 
+namespace {
+
+// A list of names ("users": ["ada", …]), at most max_people_per_request of them.
+std::vector<std::string> read_names(field_reader& r, const char* name) {
+  std::vector<std::string> out;
+  const rapidjson::Value* list = r.optional_array(name);
+  if (!list)
+    return out;
+  if (list->Size() > max_people_per_request) {
+    r.fail("invalid_value", r.path_of(name),
+           std::string{name} + " names at most " +
+               std::to_string(max_people_per_request));
+    return out;
+  }
+  for (rapidjson::SizeType i = 0; i < list->Size() && r.ok(); ++i)
+    out.push_back(r.string_value((*list)[i],
+                                 r.path_of(name) + "[" + std::to_string(i) + "]",
+                                 max_name_chars, blank::refused));
+  return out;
+}
+
+} // namespace
+
+parsed<responders_request> parse_responders_request(std::string_view body) {
+  return parse_action<responders_request>(body, [](field_reader& r,
+                                                   responders_request& q) {
+    q.users = read_names(r, "users");
+    q.schedules = read_names(r, "schedules");
+    q.message = r.optional_string("message", max_message_chars).value_or("");
+    if (r.ok() && q.users.empty() && q.schedules.empty())
+      r.fail("missing_field", "users", "name at least one of \"users\" or \"schedules\"");
+  });
+}
+
+parsed<subscribers_request> parse_subscribers_request(std::string_view body) {
+  return parse_action<subscribers_request>(body, [](field_reader& r,
+                                                    subscribers_request& q) {
+    q.users = read_names(r, "users");
+    if (const rapidjson::Value* list = r.optional_array("channels")) {
+      if (list->Size() > max_people_per_request)
+        return r.fail("invalid_value", "channels",
+                      "channels names at most " + std::to_string(max_people_per_request));
+      for (rapidjson::SizeType i = 0; i < list->Size() && r.ok(); ++i) {
+        field_reader item((*list)[i], "channels[" + std::to_string(i) + "]",
+                          r.error_slot());
+        auto channel = item.required_string("channel", max_name_chars);
+        auto to = item.required_string("to", max_title_chars);
+        item.refuse_unknown({"channel", "to"});
+        q.addresses.emplace_back(channel, to);
+      }
+    }
+    if (r.ok() && q.users.empty() && q.addresses.empty())
+      r.fail("missing_field", "users", "name at least one of \"users\" or \"channels\"");
+  });
+}
+
+parsed<merge_request> parse_merge_request(std::string_view body) {
+  auto parsed = parse_action<merge_request>(body, [](field_reader&, merge_request&) {});
+  auto* request = std::get_if<merge_request>(&parsed);
+  if (!request)
+    return parsed;
+  rapidjson::Document doc; // read again: field_reader takes no integer this large
+  parse_body(doc, body);
+  if (!doc.HasMember("into") || doc["into"].IsNull())
+    return error{400, "missing_field",
+                 "\"into\" is required: the id of the incident to merge into", "into"};
+  if (!doc["into"].IsInt64() || doc["into"].GetInt64() < 1)
+    return error{400, "wrong_type", "\"into\" must be an incident id, a whole number",
+                 "into"};
+  request->into = doc["into"].GetInt64();
+  return parsed;
+}
+
+parsed<status_update_request> parse_status_update_request(std::string_view body) {
+  return parse_action<status_update_request>(
+      body, [](field_reader& r, status_update_request& q) {
+        q.message = r.required_string("message", max_message_chars);
+      });
+}
+
 parsed<note_request> parse_note_request(std::string_view body) {
   return parse_action<note_request>(body, [](field_reader& r, note_request& n) {
     n.text = r.required_string("text", max_note_chars);

@@ -8,6 +8,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace belay::protocol {
 
@@ -76,5 +78,37 @@ struct priority_request {
   std::string priority; // empty: none
 };
 parsed<priority_request> parse_priority_request(std::string_view body);
+
+// POST …/responders: {"users":[names], "schedules":[names], "message"} with at least one
+// name (at most 20 of each); "message" (up to 1,000 characters) is what they are asked.
+struct responders_request {
+  actor_request actor;
+  std::vector<std::string> users, schedules;
+  std::string message;
+};
+parsed<responders_request> parse_responders_request(std::string_view body);
+
+// POST …/subscribers: {"users":[names], "channels":[{"channel","to"}]}, at least one
+// (at most 20 of each).
+struct subscribers_request {
+  actor_request actor;
+  std::vector<std::string> users;
+  std::vector<std::pair<std::string, std::string>> addresses; // channel, to
+};
+parsed<subscribers_request> parse_subscribers_request(std::string_view body);
+
+// POST …/merge: {"into"*: the id of an incident of the same org}.
+struct merge_request {
+  actor_request actor;
+  int64_t into = 0;
+};
+parsed<merge_request> parse_merge_request(std::string_view body);
+
+// POST …/status-updates: {"message"* (1..1,000 characters)}.
+struct status_update_request {
+  actor_request actor;
+  std::string message;
+};
+parsed<status_update_request> parse_status_update_request(std::string_view body);
 
 } // namespace belay::protocol

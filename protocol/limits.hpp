@@ -21,6 +21,8 @@ inline constexpr std::string_view default_severity = "critical";
 inline constexpr std::size_t max_note_chars = 4000;
 inline constexpr int max_notes = 2000;
 inline constexpr long long max_snooze_seconds = 24 * 3600;
+inline constexpr std::size_t max_message_chars = 1000;    // a status update, a request
+inline constexpr std::size_t max_people_per_request = 20; // responders, subscribers
 inline const std::initializer_list<std::string_view> priorities = {"P1", "P2", "P3", "P4",
                                                                    "P5"};
 

@@ -13,7 +13,8 @@ std::string log_line(const page& p, std::string_view channel) {
       " to '" + one_line(p.target) + "' (key " + one_line(p.idempotency_key) + ")";
   switch (kind_of(p)) {
   case page_kind::status_update:
-    return "status update" + via + status_update_text(incident, p.update) + to;
+    return "status update" + via +
+           status_update_text(incident, p.update, one_line(p.message)) + to;
   case page_kind::bundle: // a log channel does not bundle; said whole if one ever did
     return (p.update.empty() ? "bundle" : "status update bundle") + via +
            (p.update.empty() ? bundle_headline(p) + ": " + bundle_list(p, 4000, 200)

@@ -36,8 +36,12 @@ struct page {
   // where a call's <Gather> posts. The link is empty when the node has no signing
   // secret: the page then carries no way back.
   int64_t delivery_id = 0;
-  // A status update rather than a page: "acknowledged" or "resolved".
+  // A status update rather than a page: "acknowledged" or "resolved", or
+  // "status_update", a person's words to the incident's subscribers, in `message`.
   std::string update{};
+  // A status update's words, or what a page to a requested responder asks
+  // (docs/guarantees.md#working-an-incident); else empty.
+  std::string message{};
   std::string answer_token{};
   std::string answer_url{};
   std::string voice_url{};

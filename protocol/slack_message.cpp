@@ -106,7 +106,7 @@ std::string slack_body(const page& p) {
   switch (kind_of(p)) {
   case page_kind::status_update:
     write_channel(w, p);
-    write_text(w, escape_slack(status_update_text(incident, p.update)));
+    write_text(w, escape_slack(status_update_text(incident, p.update, p.message)));
     break;
   case page_kind::answerable:
     write_channel(w, p);
@@ -116,9 +116,11 @@ std::string slack_body(const page& p) {
                                incident_label(incident) + ")"));
     w.Key("blocks");
     w.StartArray();
-    write_section(w, headline(incident, max_title_chars) + "\nIncident *#" +
-                         std::to_string(incident.id) + "* · " + status_text(incident) +
-                         " · <" + escape_slack(p.answer_url) + "|Open the answer page>");
+    write_section(
+        w, headline(incident, max_title_chars) + "\nIncident *#" +
+               std::to_string(incident.id) + "* · " + status_text(incident) + " · <" +
+               escape_slack(p.answer_url) + "|Open the answer page>" +
+               (p.message.empty() ? "" : "\n" + escape_slack(help_request_text(p))));
     write_actions(w, incident.status, p.answer_token);
     w.EndArray();
     break;

@@ -20,12 +20,13 @@ std::string sms_text(const page& p) {
   const auto& incident = p.incident;
   switch (kind_of(p)) {
   case page_kind::status_update:
-    return status_update_text(incident, p.update);
+    return status_update_text(incident, p.update, one_line(p.message));
   case page_kind::answerable:
     return "[belay] " + severity_label(incident) + " " +
            one_line(clip(incident.title, max_sms_title_chars)) + " (" +
-           incident_label(incident) + ")\nReply 1 to acknowledge, 2 to resolve\n" +
-           p.answer_url;
+           incident_label(incident) + ")\n" +
+           (p.message.empty() ? "" : help_request_text(p) + "\n") +
+           "Reply 1 to acknowledge, 2 to resolve\n" + p.answer_url;
   case page_kind::bundle:
     if (!p.update.empty())
       return bundle_update_text(p, max_bundle_list_chars);

@@ -60,14 +60,15 @@ std::string voice_twiml(const page& p) {
   const auto& incident = p.incident;
   switch (kind_of(p)) {
   case page_kind::status_update:
-    return render_twiml_say(status_update_text(incident, p.update));
+    return render_twiml_say(status_update_text(incident, p.update, p.message));
   case page_kind::answerable: {
     // The severity as stored, in lower case: speech engines spell out some words
     // written in capitals.
-    const std::string prompt = "belay page. Severity " + one_line(incident.severity) +
-                               ". " + spoken_title(incident) + ". Incident " +
-                               std::to_string(incident.id) +
-                               ". Press 1 to acknowledge, 2 to resolve.";
+    const std::string help = help_request_text(p);
+    const std::string prompt =
+        "belay page. Severity " + one_line(incident.severity) + ". " +
+        spoken_title(incident) + ". Incident " + std::to_string(incident.id) + ". " +
+        (help.empty() ? "" : help + ". ") + "Press 1 to acknowledge, 2 to resolve.";
     return gather(p, prompt);
   }
   case page_kind::bundle:

@@ -31,10 +31,15 @@ std::string webhook_body(const page& p) {
   string_field(w, "target", p.target);
   w.Key("attempt");
   w.Int(p.attempt);
+  // A status update's words, or what a requested responder is asked.
+  if (!p.message.empty())
+    string_field(w, "message", p.message);
   switch (kind_of(p)) {
   case page_kind::status_update: { // what happened, by whom, how
     const bool acked = p.update == "acknowledged";
     string_field(w, "update", p.update);
+    if (p.update == "status_update") // a person's words: "message" above
+      break;
     string_field(w, "by", acked ? incident.acked_by : incident.resolved_by);
     string_field(w, "via", acked ? incident.acked_via : incident.resolved_via);
     break;

@@ -23,7 +23,12 @@ std::string step_label(const page& p) {
   return label;
 }
 
-std::string status_update_text(const incident_record& incident, std::string_view update) {
+std::string status_update_text(const incident_record& incident, std::string_view update,
+                               std::string_view message) {
+  if (update == "status_update")
+    return "[belay] Update on #" + std::to_string(incident.id) + " " +
+           one_line(clip(incident.title, max_sms_title_chars)) + ": " +
+           std::string{message};
   const bool acked = update == "acknowledged";
   const std::string& by = acked ? incident.acked_by : incident.resolved_by;
   const std::string& via = acked ? incident.acked_via : incident.resolved_via;
@@ -34,6 +39,12 @@ std::string status_update_text(const incident_record& incident, std::string_view
     text += " via " + one_line(via);
   return text + ": #" + std::to_string(incident.id) + " " +
          one_line(clip(incident.title, max_sms_title_chars));
+}
+
+std::string help_request_text(const page& p) {
+  if (p.message.empty() || !p.update.empty())
+    return {};
+  return "You are asked to help: " + one_line(clip(p.message, max_help_request_chars));
 }
 
 } // namespace belay::protocol

@@ -3,12 +3,17 @@
 #include "protocol/json_writer.hpp"
 #include "protocol/ladder.hpp"
 #include "protocol/limits.hpp"
+#include "protocol/paging.hpp"
 #include "protocol/policy_json.hpp"
 #include "protocol/time.hpp"
 #include "storage/audit.hpp"
 #include "storage/db.hpp"
 #include "storage/incident_rows.hpp"
 #include "storage/incidents.hpp"
+#include "storage/merges.hpp"
+#include "storage/schedules.hpp"
+
+#include <algorithm>
 
 namespace belay::storage {
 
@@ -97,6 +102,113 @@ WITH cas AS (
 )
 SELECT * FROM cas)sql";
 
+const std::string channel_exists_sql =
+    "SELECT count(*) FROM channel WHERE org_id = $1 AND name = $2";
+// How many times the incident's timeline has `kind` already: the round of a new request's
+// idempotency keys.
+const std::string count_kind_sql = R"sql(
+SELECT count(*) FROM timeline WHERE org_id = $1 AND incident_id = $2::bigint AND kind = $3)sql";
+
+// A page or a status update written by an action: $1 org, $2 incident, $3 loop, $4 step,
+// $5 channel, $6 to, $7 key, $8 due, $9 now, $10 user (NULL: none), $11 update_of,
+// $12 requested, $13 message, $14 statusUpdates.
+const std::string insert_delivery_sql = R"sql(
+INSERT INTO delivery (org_id, incident_id, loop, step, channel, target, idempotency_key,
+                      status, next_attempt_at, created_at, user_name, update_of, requested,
+                      message, status_updates)
+VALUES ($1, $2::bigint, $3::int, $4::int, $5, $6, $7, 'PENDING', belay_ts($8::bigint),
+        belay_ts($9::bigint), $10, $11, $12::boolean, nullif($13, ''), $14::boolean)
+ON CONFLICT (idempotency_key) DO NOTHING RETURNING 1)sql";
+
+// $1 org, $2 incident, $3 user, $4 now, $5 by whom, $6 the request's words.
+const std::string request_responder_sql = R"sql(
+INSERT INTO incident_responder (org_id, incident_id, user_name, state, requested_at,
+                                requested_by, message)
+VALUES ($1, $2::bigint, $3, 'requested', belay_ts($4::bigint), $5, $6)
+ON CONFLICT (org_id, incident_id, user_name) DO UPDATE SET state = 'requested',
+  requested_at = EXCLUDED.requested_at, requested_by = EXCLUDED.requested_by,
+  message = EXCLUDED.message, acknowledged_at = NULL)sql";
+
+// $1 org, $2 incident, $3 user (NULL) or $4 channel and $5 to, $6 now, $7 by whom.
+const std::string subscribe_sql = R"sql(
+INSERT INTO incident_subscriber (org_id, incident_id, user_name, channel, target, added_at,
+                                 added_by)
+VALUES ($1, $2::bigint, $3, $4, $5, belay_ts($6::bigint), $7)
+ON CONFLICT DO NOTHING RETURNING 1)sql";
+
+const std::string subscribers_sql = R"sql(
+SELECT coalesce(user_name, ''), coalesce(channel, ''), coalesce(target, '')
+FROM incident_subscriber WHERE org_id = $1 AND incident_id = $2::bigint ORDER BY id)sql";
+
+const std::string responders_sql = R"sql(
+SELECT user_name, state, belay_us(requested_at), requested_by, message,
+       belay_us(acknowledged_at)
+FROM incident_responder WHERE org_id = $1 AND incident_id = $2::bigint
+ORDER BY requested_at, user_name)sql";
+
+// Merge: both incidents locked in id order (two merges the other way round wait, not
+// deadlock): $1 org, $2 the merged one, $3 the one it goes into.
+const std::string lock_pair_sql = R"sql(
+SELECT id, status FROM incident WHERE org_id = $1 AND id IN ($2::bigint, $3::bigint)
+ORDER BY id FOR UPDATE)sql";
+
+// The merged incident's alerts, evidence and events go into the other; it is resolved
+// (via merge, pointing there) with its pages nobody claimed; its key and every key
+// merged into it before redirect there. $1 org, $2 merged, $3 into, $4 now, $5 by whom.
+const std::string merge_sql = R"sql(
+WITH moved AS (
+  UPDATE alert a SET incident_id = $3::bigint
+  WHERE a.org_id = $1 AND a.incident_id = $2::bigint
+  RETURNING a.status
+), source AS (
+  SELECT * FROM incident WHERE org_id = $1 AND id = $2::bigint
+), target AS (
+  UPDATE incident t SET event_count = t.event_count + s.event_count,
+         last_seen_at = greatest(t.last_seen_at, s.last_seen_at),
+         evidence = belay_keep_last(t.evidence || s.evidence, 5),
+         alert_count = t.alert_count + (SELECT count(*) FROM moved),
+         firing_count = t.firing_count +
+                        (SELECT count(*) FROM moved WHERE status = 'FIRING')
+  FROM source s WHERE t.org_id = $1 AND t.id = $3::bigint
+  RETURNING t.id
+), resolved AS (
+  UPDATE incident SET status = 'RESOLVED', resolved_at = belay_ts($4::bigint),
+         resolved_by = nullif($5, ''), resolved_via = 'merge', merged_into = $3::bigint,
+         next_fire_at = NULL, held_until = NULL, snoozed_until = NULL, resume_at = NULL,
+         firing_count = 0, version = version + 1
+  WHERE org_id = $1 AND id = $2::bigint
+  RETURNING )sql" BELAY_INCIDENT_COLUMNS R"sql(
+), cancelled AS (
+  UPDATE delivery d SET status = 'CANCELLED' FROM resolved r
+  WHERE d.org_id = r.org_id AND d.incident_id = r.id AND d.status = 'PENDING'
+    AND d.update_of IS NULL
+  RETURNING d.id
+), repointed AS (
+  UPDATE merged_key SET into_id = $3::bigint WHERE org_id = $1 AND into_id = $2::bigint
+), redirect AS (
+  INSERT INTO merged_key (org_id, dedup_key, into_id, merged_at)
+  SELECT $1, s.dedup_key, $3::bigint, belay_ts($4::bigint) FROM source s
+  ON CONFLICT (org_id, dedup_key) DO UPDATE SET into_id = EXCLUDED.into_id,
+    merged_at = EXCLUDED.merged_at
+)
+SELECT r.*, (SELECT count(*) FROM cancelled) AS cancelled,
+       (SELECT count(*) FROM moved) AS alerts, s.event_count AS events
+FROM resolved r, source s)sql";
+
+const std::string merged_into_sql =
+    "SELECT merged_into FROM incident WHERE org_id = $1 AND id = $2::bigint";
+
+// A JSON array of strings.
+std::string string_array(const std::vector<std::string>& items) {
+  rapidjson::StringBuffer buffer;
+  protocol::json_writer w(buffer);
+  w.StartArray();
+  for (auto& i : items)
+    protocol::write_string(w, i);
+  w.EndArray();
+  return protocol::to_string(buffer);
+}
+
 std::string quoted(const std::string& text) {
   rapidjson::StringBuffer buffer;
   protocol::json_writer w(buffer);
@@ -140,6 +252,14 @@ public:
       return reassign();
     case incident_verb::priority:
       return priority();
+    case incident_verb::responders:
+      return responders();
+    case incident_verb::subscribe:
+      return subscribe();
+    case incident_verb::status_update:
+      return status_update();
+    case incident_verb::merge:
+      return merge();
     }
     return refused(reply_code::invalid, before_, "invalid_value", "unknown action");
   }
@@ -278,6 +398,194 @@ private:
     return {reply_code::ok, std::move(after)};
   }
 
+  // Every name of `names` is a row of `exists_sql`, else the refusal naming the first
+  // that is not ("users[1]").
+  std::optional<action_reply> unknown(const std::vector<std::string>& names,
+                                      const std::string& exists_sql, const char* field,
+                                      const char* what, const char* error) {
+    for (size_t i = 0; i < names.size(); ++i)
+      if (c_.query(exists_sql, a_.org_id, names[i]).int64(0, 0) == 0)
+        return refused(reply_code::invalid, before_, error,
+                       std::string{"no "} + what + " named '" + names[i] + "'",
+                       std::string{field} + "[" + std::to_string(i) + "]");
+    return std::nullopt;
+  }
+
+  std::optional<action_reply> unknown_people() {
+    if (auto r = unknown(a_.users, user_exists_sql, "users", "user", "unknown_user"))
+      return r;
+    return unknown(a_.schedules, schedule_exists_sql, "schedules", "schedule",
+                   "unknown_schedule");
+  }
+
+  // Whom `users` and `schedules` page now, each through their own notification rules.
+  protocol::step_pages expand_people() {
+    std::vector<target> targets;
+    for (auto& u : a_.users)
+      targets.push_back({"", "", u, ""});
+    for (auto& s : a_.schedules)
+      targets.push_back({"", "", "", s});
+    return protocol::expand_targets(targets, load_people(c_, a_.org_id, now_), now_);
+  }
+
+  int64_t round_of(const char* kind) {
+    return c_.query(count_kind_sql, a_.org_id, id(), kind).int64(0, 0) + 1;
+  }
+
+  void add_channel(action_reply& r, const std::string& channel) {
+    if (std::find(r.channels.begin(), r.channels.end(), channel) == r.channels.end())
+      r.channels.push_back(channel);
+  }
+
+  // Pages the people asked for now, with keys of this request's own, each page sent while
+  // the incident is acknowledged too (delivery.requested), the ladder left alone.
+  action_reply responders() {
+    if (rec().status == status_resolved)
+      return refused(reply_code::conflict, before_, "invalid_transition",
+                     name_of(rec()) + " is RESOLVED");
+    if (auto refusal = unknown_people())
+      return *refusal;
+    auto pages = expand_people();
+    if (pages.pages.empty())
+      return refused(reply_code::conflict, before_, "nobody_to_page",
+                     "nobody to page: " +
+                         (pages.nobody_on_call.empty()
+                              ? std::string{"no notification rule reaches them"}
+                              : "nobody is on call in " + pages.nobody_on_call.front()));
+    auto round = std::to_string(round_of("responders_requested"));
+    action_reply out{reply_code::ok, before_};
+    std::vector<std::string> people;
+    for (auto& p : pages.pages) {
+      c_.query(insert_delivery_sql, a_.org_id, id(), rec().loop, -1, p.channel, p.to,
+               id() + ":responders:" + round + ":" + p.channel + ":" + p.to,
+               now_ + p.delay, now_, p.user, std::nullopt, true, a_.message,
+               p.status_updates);
+      add_channel(out, p.channel);
+      if (std::find(people.begin(), people.end(), p.user) == people.end()) {
+        people.push_back(p.user);
+        c_.query(request_responder_sql, a_.org_id, id(), p.user, now_, a_.who.actor,
+                 a_.message);
+      }
+    }
+    auto more = ",\"users\":" + string_array(people) + ",\"message\":" +
+                (a_.message.empty() ? std::string{"null"} : quoted(a_.message)) +
+                ",\"deliveries\":" + std::to_string(pages.pages.size()) +
+                ",\"nobodyOnCall\":" + string_array(pages.nobody_on_call);
+    record("responders_requested", detail(a_, more), "incident.responders",
+           "{\"users\":" + string_array(people) + "}", false);
+    return out;
+  }
+
+  action_reply subscribe() {
+    if (auto refusal =
+            unknown(a_.users, user_exists_sql, "users", "user", "unknown_user"))
+      return *refusal;
+    for (size_t i = 0; i < a_.addresses.size(); ++i)
+      if (c_.query(channel_exists_sql, a_.org_id, a_.addresses[i].first).int64(0, 0) == 0)
+        return refused(reply_code::invalid, before_, "unknown_channel",
+                       "no channel named '" + a_.addresses[i].first + "'",
+                       "channels[" + std::to_string(i) + "].channel");
+    std::vector<std::string> added;
+    for (auto& u : a_.users)
+      if (c_.query(subscribe_sql, a_.org_id, id(), u, std::nullopt, std::nullopt, now_,
+                   a_.who.actor)
+              .rows() == 1)
+        added.push_back(u);
+    for (auto& [channel, to] : a_.addresses)
+      if (c_.query(subscribe_sql, a_.org_id, id(), std::nullopt, channel, to, now_,
+                   a_.who.actor)
+              .rows() == 1)
+        added.push_back(channel + ":" + to);
+    if (added.empty())
+      return {reply_code::unchanged, before_};
+    auto more = ",\"added\":" + string_array(added);
+    record("subscribers_added", detail(a_, more), "incident.subscribe",
+           "{" + more.substr(1) + "}", false);
+    return {reply_code::ok, before_};
+  }
+
+  // One message to every subscriber: a user through the contacts of their rules (each
+  // contact once, at once), an address as it is.
+  action_reply status_update() {
+    auto r = c_.query(subscribers_sql, a_.org_id, id());
+    if (r.rows() == 0)
+      return refused(reply_code::conflict, before_, "no_subscribers",
+                     name_of(rec()) +
+                         " has no subscribers: add them first (POST "
+                         "/api/v1/incidents/" +
+                         id() + "/subscribers)");
+    std::vector<protocol::page_target> to;
+    std::vector<target> users;
+    for (int i = 0; i < r.rows(); ++i) {
+      if (!r.str(i, 0).empty())
+        users.push_back({"", "", r.str(i, 0), ""});
+      else {
+        protocol::page_target address;
+        address.channel = r.str(i, 1);
+        address.to = r.str(i, 2);
+        to.push_back(std::move(address));
+      }
+    }
+    if (!users.empty())
+      for (auto& p :
+           protocol::expand_targets(users, load_people(c_, a_.org_id, now_), now_).pages)
+        to.push_back(p);
+    auto round = std::to_string(round_of("status_update"));
+    action_reply out{reply_code::ok, before_};
+    int sent = 0;
+    for (auto& p : to) {
+      auto key = id() + ":status:" + round + ":" + p.channel + ":" + p.to;
+      std::optional<std::string> user;
+      if (!p.user.empty())
+        user = p.user;
+      sent += c_.query(insert_delivery_sql, a_.org_id, id(), rec().loop, -1, p.channel,
+                       p.to, key, now_, now_, user, std::string{"status_update"}, false,
+                       a_.message, false)
+                  .rows();
+      add_channel(out, p.channel);
+    }
+    auto more =
+        ",\"message\":" + quoted(a_.message) + ",\"recipients\":" + std::to_string(sent);
+    record("status_update", detail(a_, more), "incident.status_update",
+           "{\"message\":" + quoted(a_.message) + "}", false);
+    return out;
+  }
+
+  // Moves this incident into a_.into: both of the org, both not resolved.
+  action_reply merge() {
+    if (a_.into == rec().id)
+      return refused(reply_code::invalid, before_, "invalid_value",
+                     "an incident cannot be merged into itself", "into");
+    auto locked = c_.query(lock_pair_sql, a_.org_id, id(), std::to_string(a_.into));
+    std::string target_status;
+    for (int i = 0; i < locked.rows(); ++i)
+      if (locked.int64(i, 0) == a_.into)
+        target_status = locked.str(i, 1);
+    if (target_status.empty()) // none, or another org's: the same answer
+      return refused(reply_code::invalid, before_, "unknown_incident",
+                     "no incident " + std::to_string(a_.into) + " to merge into", "into");
+    if (rec().status == status_resolved)
+      return refused(reply_code::conflict, before_, "invalid_transition",
+                     name_of(rec()) + " is RESOLVED");
+    if (target_status == status_resolved)
+      return refused(reply_code::conflict, before_, "target_resolved",
+                     "incident " + std::to_string(a_.into) + " is RESOLVED");
+    auto r =
+        c_.query(merge_sql, a_.org_id, id(), std::to_string(a_.into), now_, a_.who.actor);
+    auto after = row_of(r);
+    auto into = std::to_string(a_.into);
+    record("merged",
+           detail(a_, ",\"into\":" + into +
+                          ",\"cancelledDeliveries\":" + r.str(0, r.column("cancelled"))),
+           "incident.merge", "{\"into\":" + into + "}", true);
+    c_.query(note_sql, a_.org_id, into, now_, "merged_in",
+             detail(a_, ",\"from\":" + id() + ",\"dedupKey\":" + quoted(rec().dedup_key) +
+                            ",\"events\":" + r.str(0, r.column("events")) +
+                            ",\"alerts\":" + r.str(0, r.column("alerts"))));
+    note_merges();
+    return {reply_code::ok, std::move(after)};
+  }
+
   connection& c_;
   const incident_action& a_;
   micros now_;
@@ -294,6 +602,21 @@ action_reply apply_action(connection& c, const incident_action& a, micros now) {
       return {reply_code::not_found, {}};
     return action_writer{c, a, now, read_held(r, 0)}.run();
   });
+}
+
+protocol::incident_work load_incident_work(connection& c, int64_t org_id, int64_t id) {
+  protocol::incident_work out;
+  auto r = c.query(responders_sql, org_id, std::to_string(id));
+  for (int i = 0; i < r.rows(); ++i)
+    out.responders.push_back({r.str(i, 0), r.str(i, 1), r.int64(i, 2), r.str(i, 3),
+                              r.str(i, 4), r.opt_int64(i, 5)});
+  auto s = c.query(subscribers_sql, org_id, std::to_string(id));
+  for (int i = 0; i < s.rows(); ++i)
+    out.subscribers.push_back({s.str(i, 0), s.str(i, 1), s.str(i, 2)});
+  auto m = c.query(merged_into_sql, org_id, std::to_string(id));
+  if (m.rows() == 1)
+    out.merged_into = m.opt_int64(0, 0);
+  return out;
 }
 
 std::optional<incident_record> end_snooze(connection& c, int64_t org_id, int64_t id,

@@ -8,10 +8,12 @@
 #pragma once
 
 #include "protocol/commands.hpp"
+#include "protocol/incident_json.hpp"
 #include "storage/held_incident.hpp"
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace belay::storage {
 
@@ -26,10 +28,16 @@ struct action_reply {
   std::string error{};
   std::string message{};
   std::string field{};
+  // The channels of the deliveries it wrote (responders, a status update): to be nudged.
+  std::vector<std::string> channels{};
 };
 
 // Does `a`, or says why not, writing nothing then.
 action_reply apply_action(connection& c, const incident_action& a, micros now);
+
+// Who an incident asked to help, who hears its status updates, and where it was merged,
+// for its detail.
+protocol::incident_work load_incident_work(connection& c, int64_t org_id, int64_t id);
 
 // The end of a snooze (docs/guarantees.md#working-an-incident): an acknowledged incident
 // whose snooze is due at `now` and still at `version` returns to OPEN, its ladder from

@@ -55,6 +55,13 @@ constexpr auto read_delivery = BELAY_ROW_READER(BELAY_DELIVERY_COLUMN_LIST);
   "belay_ts(" at ") AND w.start_at <= belay_ts(" at ") AND (w.policy = i.policy OR "     \
   "w.integration = i.integration))"
 
+// Whether a page is still to be sent (`d` the delivery, `status` its incident's): while
+// the incident is OPEN or EXHAUSTED; a replay, a status update at any time; a responder's
+// page (docs/guarantees.md#working-an-incident) while the incident is acknowledged too.
+#define BELAY_LIVE(d, status)                                                            \
+  "(" status " IN ('OPEN', 'EXHAUSTED') OR " d "replay_of IS NOT NULL OR " d             \
+  "update_of IS NOT NULL OR (" d "requested AND " status " = 'ACKNOWLEDGED'))"
+
 // The claim's rows: the delivery is `d` there, and `due` holds what the page says of the
 // incident.
 #define BELAY_CLAIMED_DELIVERY_COLUMN_LIST(first, next)                                  \
@@ -75,8 +82,7 @@ const std::string claim_sql = R"sql(
 WITH due AS (
   SELECT d.org_id, d.id, i.dedup_key, i.title, i.severity, i.status, i.acked_by, i.acked_via,
          i.resolved_by, i.resolved_via,
-         i.status IN ('OPEN', 'EXHAUSTED') OR d.replay_of IS NOT NULL
-           OR d.update_of IS NOT NULL AS live
+         )sql" BELAY_LIVE("d.", "i.status") R"sql( AS live
   FROM delivery d
   -- The incident by its primary key, once per due row: OFFSET 0 keeps the subquery apart.
   -- Joined directly, the planner turned d.org_id = $1 into i.org_id = $1 and, on young
@@ -103,7 +109,8 @@ SET status = CASE WHEN due.live THEN 'CLAIMED' ELSE 'CANCELLED' END,
 FROM due
 WHERE d.org_id = due.org_id AND d.id = due.id
 RETURNING )sql" BELAY_SELECT_LIST(BELAY_CLAIMED_DELIVERY_COLUMN_LIST) R"sql(,
-          )sql" BELAY_SELECT_LIST(BELAY_CLAIMED_INCIDENT_COLUMN_LIST);
+          )sql" BELAY_SELECT_LIST(BELAY_CLAIMED_INCIDENT_COLUMN_LIST) R"sql(,
+          coalesce(d.message, ''))sql";
 
 // A claim's row: the delivery, then what its page says of the incident.
 claimed_delivery read_claim(const result& r, int row) {
@@ -119,13 +126,15 @@ claimed_delivery read_claim(const result& r, int row) {
   out.id = claim.delivery.incident_id;
   out.loop = claim.delivery.loop;
   out.current_step = claim.delivery.step;
+  claim.message = r.str(row, col);
   return claim;
 }
 
 // Rows a contact claim (storage/contacts.cpp) took, read as claim_sql returns them.
 const std::string claimed_sql = R"sql(
 SELECT )sql" BELAY_SELECT_LIST(BELAY_CLAIMED_DELIVERY_COLUMN_LIST) R"sql(,
-       )sql" BELAY_SELECT_LIST(BELAY_CLAIMED_INCIDENT_COLUMN_LIST) R"sql(
+       )sql" BELAY_SELECT_LIST(BELAY_CLAIMED_INCIDENT_COLUMN_LIST) R"sql(,
+       coalesce(d.message, '')
 FROM delivery d JOIN incident due ON due.org_id = d.org_id AND due.id = d.incident_id
 WHERE d.org_id = $1 AND d.id = ANY ($2::bigint[])
 ORDER BY d.next_attempt_at, d.id)sql";
@@ -140,9 +149,7 @@ const std::string recheck_sql = R"sql(
 WITH c AS (
   SELECT * FROM json_to_recordset($1::json) AS c(org_id bigint, id bigint, attempts int)
 ), held AS (
-  SELECT d.org_id, d.id,
-         i.status IN ('OPEN', 'EXHAUSTED') OR d.replay_of IS NOT NULL
-           OR d.update_of IS NOT NULL AS live,
+  SELECT d.org_id, d.id, )sql" BELAY_LIVE("d.", "i.status") R"sql( AS live,
          )sql" BELAY_IN_MAINTENANCE("$3") R"sql( AS paused
   FROM c JOIN delivery d ON d.org_id = c.org_id AND d.id = c.id
          JOIN incident i ON i.org_id = d.org_id AND i.id = d.incident_id
@@ -176,8 +183,7 @@ FROM upd WHERE NOT paused)sql";
 // 6 December). The others (a cancel, a pause, a lease to renew) go to recheck_sql.
 const std::string recheck_read_sql = R"sql(
 SELECT d.id,
-       (i.status IN ('OPEN', 'EXHAUSTED') OR d.replay_of IS NOT NULL
-          OR d.update_of IS NOT NULL)
+       )sql" BELAY_LIVE("d.", "i.status") R"sql(
        AND NOT )sql" BELAY_IN_MAINTENANCE("$3") R"sql(
        AND d.claim_expires_at > belay_ts($4) AS unchanged
 FROM json_to_recordset($1::json) AS c(org_id bigint, id bigint, attempts int)
@@ -208,13 +214,14 @@ WITH o AS (
       failover_to text)
 ), held AS (
   SELECT d.org_id, d.id, i.status AS incident_status, d.replay_of, d.update_of,
-         o.status AS wanted,
+         d.requested, o.status AS wanted,
          o.next_at, o.error, o.ambiguous, o.at, o.failover_to
   -- Each row by its key, locked in key order: joined as a whole, the planner hashed
   -- every CLAIMED row of the table for a handful of outcomes (recheck_read_sql).
   FROM (SELECT * FROM o ORDER BY org_id, id) o
   CROSS JOIN LATERAL (
-    SELECT d.org_id, d.id, d.incident_id, d.replay_of, d.update_of FROM delivery d
+    SELECT d.org_id, d.id, d.incident_id, d.replay_of, d.update_of, d.requested
+    FROM delivery d
     WHERE d.org_id = o.org_id AND d.id = o.id AND d.status = 'CLAIMED'
       AND d.claimed_by = o.node AND d.attempts = o.attempts
     FOR UPDATE
@@ -223,8 +230,7 @@ WITH o AS (
 ), upd AS (
   UPDATE delivery d SET
     status = CASE WHEN held.wanted = 'PENDING'
-                       AND held.incident_status NOT IN ('OPEN', 'EXHAUSTED')
-                       AND held.replay_of IS NULL AND held.update_of IS NULL
+                       AND NOT )sql" BELAY_LIVE("held.", "held.incident_status") R"sql(
                   THEN 'CANCELLED' ELSE held.wanted END,
     next_attempt_at = CASE WHEN held.wanted = 'PENDING' THEN belay_ts(held.next_at) END,
     last_error = held.error, ambiguous = d.ambiguous OR held.ambiguous,
@@ -243,17 +249,17 @@ WITH o AS (
 ), failover AS (
   INSERT INTO delivery (org_id, incident_id, loop, step, channel, target, idempotency_key,
                         status, next_attempt_at, failover_from, created_at, user_name,
-                        status_updates, update_of)
+                        status_updates, update_of, requested, message)
   SELECT org_id, incident_id, loop, step, failover_channel, target,
          belay_delivery_key(incident_id, loop, step, failover_channel, target) ||
            -- a ladder begun again after maintenance (storage/steps.cpp) keeps its round
            coalesce(substring(idempotency_key from ':r[0-9]+$'), '') ||
            coalesce(':' || update_of, ''),
          'PENDING', belay_ts(settled_at), id, belay_ts(settled_at), user_name,
-         status_updates, update_of
+         status_updates, update_of, requested, message
   -- No failover once the incident is settled: nobody would ever send it.
   FROM upd WHERE status = 'DEAD' AND failover_channel <> ''
-             AND (incident_status IN ('OPEN', 'EXHAUSTED') OR update_of IS NOT NULL)
+             AND )sql" BELAY_LIVE("", "incident_status") R"sql(
   ON CONFLICT (idempotency_key) DO NOTHING
   RETURNING failover_from, id
 ), note AS (
@@ -280,10 +286,10 @@ WITH dl AS (
 ), fresh AS (
   INSERT INTO delivery (org_id, incident_id, loop, step, channel, target, idempotency_key,
                         status, next_attempt_at, replay_of, created_at, user_name,
-                        status_updates, update_of)
+                        status_updates, update_of, requested, message)
   SELECT d.org_id, d.incident_id, d.loop, d.step, d.channel, d.target,
          d.idempotency_key || ':replay' || dl.id, 'PENDING', belay_ts($3), d.id, belay_ts($3),
-         d.user_name, d.status_updates, d.update_of
+         d.user_name, d.status_updates, d.update_of, d.requested, d.message
   FROM dl JOIN delivery d ON d.org_id = dl.org_id AND d.id = dl.delivery_id
   RETURNING org_id, id, incident_id, channel, target
 ), note AS (

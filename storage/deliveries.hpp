@@ -20,6 +20,8 @@ std::vector<channel_config> load_channels(connection& c);
 struct claimed_delivery {
   delivery_record delivery; // attempts already counts the attempt about to be made
   incident_record incident; // id, dedup_key, title, severity, status
+  // What a status update says, or the request a responder's page carries; else empty.
+  std::string message{};
 };
 
 struct claim_request {

@@ -84,7 +84,7 @@ WITH cas AS (
 ){{alerts}}, cancelled AS (
   UPDATE delivery d SET status = 'CANCELLED' FROM cas
   WHERE d.org_id = cas.org_id AND d.incident_id = cas.id AND d.status = 'PENDING'
-    AND d.update_of IS NULL
+    AND d.update_of IS NULL{{keeps}}
   RETURNING d.id
 ), updates AS ( -- one status update per contact that asked for them and was paged
   INSERT INTO delivery (org_id, incident_id, loop, step, channel, target, idempotency_key,
@@ -111,14 +111,16 @@ SELECT *, pg_notify('{{channel}}', cas.org_id || ' ' || cas.id) FROM cas)sql";
 // What an ack or a resolve sets, the statuses it moves an incident from, and its name
 // in the timeline and in the keys of the status updates it sends
 // (docs/guarantees.md#on-call). A resolve resolves every alert still firing
-// (docs/guarantees.md#alerts-and-grouping).
+// (docs/guarantees.md#alerts-and-grouping). An ack keeps the pages to requested
+// responders, which go while the incident is acknowledged
+// (docs/guarantees.md#working-an-incident); a resolve cancels them too.
 struct transition_fragments {
-  std::string_view set, from, kind, alerts;
+  std::string_view set, from, kind, alerts, keeps;
 };
 constexpr transition_fragments ack_fragments{
     R"sql(status = 'ACKNOWLEDGED', acked_at = belay_ts($3), acked_by = $4,
       acked_via = $5, next_fire_at = NULL, held_until = NULL)sql",
-    "('OPEN', 'EXHAUSTED')", "acknowledged", ""};
+    "('OPEN', 'EXHAUSTED')", "acknowledged", "", " AND NOT d.requested"};
 constexpr transition_fragments resolve_fragments{
     R"sql(status = 'RESOLVED', resolved_at = belay_ts($3),
       resolved_by = NULLIF($4, ''), resolved_via = $5,
@@ -128,7 +130,8 @@ constexpr transition_fragments resolve_fragments{
     R"sql(, alerts AS (
   UPDATE alert a SET status = 'RESOLVED', resolved_at = belay_ts($3) FROM cas
   WHERE a.org_id = cas.org_id AND a.incident_id = cas.id AND a.status = 'FIRING'
-))sql"};
+))sql",
+    ""};
 
 std::string transition_statement(const transition_fragments& f, std::string_view which) {
   return fill(transition_text, {{"set", f.set},
@@ -136,6 +139,7 @@ std::string transition_statement(const transition_fragments& f, std::string_view
                                 {"from", f.from},
                                 {"kind", f.kind},
                                 {"alerts", f.alerts},
+                                {"keeps", f.keeps},
                                 {"channel", incident_channel}});
 }
 
@@ -288,6 +292,19 @@ namespace {
 
 transition_reply transit(connection& c, const transition_command& cmd, micros now);
 
+// $1 org, $2 incident, $3 the user who acknowledged, $4 now.
+const std::string responder_acknowledged_sql = R"sql(
+WITH r AS (
+  UPDATE incident_responder SET state = 'acknowledged', acknowledged_at = belay_ts($4)
+  WHERE org_id = $1 AND incident_id = $2::bigint AND user_name = $3
+    AND state = 'requested'
+  RETURNING org_id, incident_id, user_name
+)
+INSERT INTO timeline (org_id, incident_id, at, kind, detail)
+SELECT org_id, incident_id, belay_ts($4), 'responder_acknowledged',
+       jsonb_build_object('user', user_name)
+FROM r)sql";
+
 // The audit log's row of a person's acknowledge or resolve.
 void audit_transition(connection& c, const transition_command& cmd,
                       const incident_record& after, micros now) {
@@ -314,6 +331,11 @@ transition_reply apply_transition(connection& c, const transition_command& cmd,
     auto r = transit(c, cmd, now);
     if (r.code == reply_code::ok)
       audit_transition(c, cmd, r.incident, now);
+    // A requested responder who acknowledges, the incident acknowledged already or not.
+    if (cmd.kind == transition::ack && !cmd.by.empty() &&
+        (r.code == reply_code::ok || r.code == reply_code::unchanged))
+      c.query(responder_acknowledged_sql, cmd.org_id, std::to_string(r.incident.id),
+              cmd.by, now);
     return r;
   };
   return c.in_transaction() ? work() : transaction(c, work);

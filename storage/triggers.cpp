@@ -6,6 +6,7 @@
 #include "storage/alerts.hpp"
 #include "storage/batch.hpp"
 #include "storage/incident_rows.hpp"
+#include "storage/merges.hpp"
 #include "storage/statements.hpp"
 
 #include <map>
@@ -48,10 +49,11 @@ constexpr std::string_view reopen_sql =
          g.shadow AS r_shadow, g.owner AS r_owner, g.lease_until AS r_lease
   FROM g JOIN policy p ON p.org_id = g.org_id AND p.name = g.policy
   CROSS JOIN LATERAL (
-    SELECT x.id, x.policy, x.resolved_at FROM incident x
+    SELECT x.id, x.policy, x.resolved_at, x.merged_into FROM incident x
     WHERE x.org_id = g.org_id AND x.dedup_key = g.dedup_key AND x.status = 'RESOLVED'
     ORDER BY x.id DESC LIMIT 1) last
   WHERE (p.definition->>'reopenSeconds')::float8 > 0 AND last.policy = g.policy
+    AND last.merged_into IS NULL -- a merged incident lives on in the one it went into
     AND last.resolved_at > belay_ts(g.ats[1] -
           ((p.definition->>'reopenSeconds')::float8 * 1000000)::bigint)
     AND NOT EXISTS (SELECT 1 FROM incident o WHERE o.org_id = g.org_id
@@ -583,16 +585,17 @@ void write_trigger_row(protocol::json_writer& w, const std::vector<trigger_event
   protocol::write_string(w, cmd.integration);
 }
 
+// A merged incident's key joins the incident it went into (storage/merges.hpp).
 std::vector<upsert_result> upsert_triggers(connection& c,
                                            const std::vector<trigger_event>& events) {
-  return upsert(c, events, nullptr, nullptr);
+  return upsert(c, redirect_merged(c, events), nullptr, nullptr);
 }
 
 std::vector<upsert_result> upsert_triggers(connection& c,
                                            const std::vector<trigger_event>& events,
                                            const trigger_mark& mark,
                                            trigger_hints& hints) {
-  return upsert(c, events, &mark, &hints);
+  return upsert(c, redirect_merged(c, events), &mark, &hints);
 }
 
 bool trigger_hints::probes_needed(const std::set<int64_t>& orgs, micros at) const {
@@ -623,8 +626,9 @@ void trigger_hints::forget_open(int64_t org_id, const std::string& dedup_key) {
 }
 
 std::optional<std::vector<upsert_result>>
-read_back_triggers(connection& c, const std::vector<trigger_event>& events,
+read_back_triggers(connection& c, const std::vector<trigger_event>& sent,
                    const trigger_mark& mark) {
+  auto events = redirect_merged(c, sent); // as the batch wrote them
   return transaction(c, [&]() -> std::optional<std::vector<upsert_result>> {
     // A batch still in flight holds the mark's key until it commits or aborts; a
     // connection lost without a word can hold it until TCP gives up on it.

@@ -92,6 +92,7 @@
     $('incident-escalate').disabled = resolved || inc.status === 'EXHAUSTED';
     $('incident-snooze').disabled = inc.status !== 'ACKNOWLEDGED';
     $('reassign-form').querySelector('button').disabled = resolved;
+    $('merge-form').querySelector('button').disabled = resolved;
     if (document.activeElement !== $('incident-priority')) $('incident-priority').value = inc.priority || '';
   }
 
@@ -106,13 +107,40 @@
     act('snooze', {seconds: Number($('snooze-for').value)}));
   $('incident-priority').addEventListener('change', () =>
     act('priority', {priority: $('incident-priority').value || null}));
+  const names = (text) => text.split(',').map((n) => n.trim()).filter(Boolean);
+  $('responders-form').addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const users = names($('responders-users').value);
+    if (!users.length) return;
+    const message = $('responders-message').value.trim();
+    if (await act('responders', message ? {users, message} : {users})) {
+      $('responders-users').value = '';
+      $('responders-message').value = '';
+    }
+  });
+  $('subscribe-form').addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const users = names($('subscribe-users').value);
+    if (users.length && await act('subscribers', {users})) $('subscribe-users').value = '';
+  });
+  $('merge-form').addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const into = $('merge-into').value.trim();
+    if (/^\d+$/.test(into) && await act('merge', {into: Number(into)})) $('merge-into').value = '';
+  });
+  $('status-form').addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const message = $('status-message').value.trim();
+    if (message && await act('status-updates', {message})) $('status-message').value = '';
+  });
   $('reassign-form').addEventListener('submit', async (event) => {
     event.preventDefault();
     const name = $('reassign-name').value.trim();
     if (name && await act('reassign', {[$('reassign-kind').value]: name})) $('reassign-name').value = '';
   });
 
-  function draw({incident: inc, timeline, deliveries, changes = [], alerts = [], alertsNext = null}) {
+  function draw({incident: inc, timeline, deliveries, changes = [], alerts = [], alertsNext = null,
+    responders = [], subscribers = [], mergedInto = null}) {
     const people = pagedPeople(timeline);
     if (!moreAlerts.length) alertsCursor = alertsNext;
     $('incident-heading').textContent = `Incident ${inc.id}`;
@@ -122,7 +150,10 @@
         el('span', {className: 'title'}, inc.title),
         el('span', {className: `sev sev-${inc.severity}`}, inc.severity),
         el('span', {className: `badge status-${inc.status}`}, inc.status)),
-      facts(inc),
+      facts(inc, responders, subscribers),
+      mergedInto ? el('p', {className: 'merged-into'}, 'Merged into ',
+        el('button', {type: 'button', className: 'link open-incident', onclick: () => open(mergedInto)},
+          `incident #${mergedInto}`)) : '',
       el('h3', {}, 'Alerts ', el('span', {className: 'count alert-count'},
         `(${inc.firingCount ?? 0} firing of ${inc.alertCount ?? alerts.length})`)),
       alertTable(mergeAlerts(alerts, moreAlerts)),
@@ -191,7 +222,9 @@
   // " by alice via sms": who answered and how (api, console, link, sms, voice, slack, …).
   const answeredBy = (by, via) => `${by ? ' by ' + by : ''}${via ? ' via ' + via : ''}`;
 
-  function facts(inc) {
+  const subscriberName = (s) => (s.user ? s.user : `${s.channel} ${s.to}`);
+
+  function facts(inc, responders = [], subscribers = []) {
     const rows = [
       ['Priority', inc.priority || null],
       ['Dedup key', inc.dedupKey], ['Policy', inc.policy],
@@ -208,6 +241,8 @@
       ['Acknowledged', inc.ackedAt ? `${when(inc.ackedAt)}${answeredBy(inc.ackedBy, inc.ackedVia)}` : null],
       ['Resolved', inc.resolvedAt ? `${when(inc.resolvedAt)}${answeredBy(inc.resolvedBy, inc.resolvedVia)}` : null],
       ['Exhausted', inc.exhaustedAt ? when(inc.exhaustedAt) : null],
+      ['Responders', responders.length ? responders.map((r) => `${r.user} (${r.state})`).join(', ') : null],
+      ['Subscribers', subscribers.length ? subscribers.map(subscriberName).join(', ') : null],
     ].filter(([, value]) => value !== null && value !== undefined);
     return el('dl', {className: 'facts'}, ...rows.flatMap(([name, value]) => [el('dt', {}, name), el('dd', {}, value)]));
   }
@@ -257,6 +292,13 @@
       case 'delivery_cancelled': return `Delivery by ${d.channel} to ${d.target} cancelled`;
       case 'delivery_replayed': return `Dead letter replayed: ${d.channel} to ${d.target}`;
       case 'note_added': return `Note by ${d.by}: ${d.text}`;
+      case 'responders_requested':
+        return `${d.by} paged ${d.users.join(', ')} to help${d.message ? ': ' + d.message : ''} (${d.deliveries} ${d.deliveries === 1 ? 'page' : 'pages'})`;
+      case 'responder_acknowledged': return `Responder ${d.user} acknowledged`;
+      case 'merged': return `Merged into incident #${d.into} by ${d.by}${d.cancelledDeliveries ? '; ' + d.cancelledDeliveries + ' pending pages cancelled' : ''}`;
+      case 'merged_in': return `Incident #${d.from} (${d.dedupKey}) merged in by ${d.by}: ${d.events} events, ${d.alerts} alerts`;
+      case 'subscribers_added': return `${d.by} subscribed ${d.added.join(', ')}`;
+      case 'status_update': return `Status update by ${d.by} to ${d.recipients} ${d.recipients === 1 ? 'subscriber contact' : 'subscriber contacts'}: ${d.message}`;
       case 'escalated': return `Escalated now by ${d.by}${d.via ? ' via ' + d.via : ''}: ${stepLabel(d.step, d.loop)} fires at once`;
       case 'snoozed': return `Snoozed by ${d.by} until ${when(d.until)}`;
       case 'snooze_ended': return 'Snooze over: OPEN again, the ladder from step 1';
@@ -291,6 +333,13 @@
     return items;
   }
 
+  // What a delivery was: a ladder step's page, a page to a requested responder, or a
+  // status update (the actions write those with step -1).
+  function pageLabel(d) {
+    if (d.step >= 0) return stepLabel(d.step, d.loop);
+    return d.idempotencyKey.includes(':status:') ? 'status update' : 'responder';
+  }
+
   function deliveryTable(deliveries, people) {
     const head = ['Id', 'Step', 'Person', 'Channel', 'To', 'Status', 'Bundle', 'Attempts', 'Sent / next try', 'Last error'];
     return el('div', {className: 'table-scroll'}, el('table', {className: 'grid deliveries'},
@@ -299,7 +348,7 @@
         const person = people.get(pageKey(d.loop, d.step, d.channel, d.target));
         return el('tr', {dataset: {deliveryId: String(d.id)}},
           el('td', {className: 'num'}, d.id),
-          el('td', {className: 'nowrap step'}, stepLabel(d.step, d.loop)),
+          el('td', {className: 'nowrap step'}, pageLabel(d)),
           el('td', {className: 'person'}, person ? person.user : '—'),
           el('td', {}, d.channel, d.failoverFrom ? el('span', {className: 'sub'}, `failover of ${d.failoverFrom}`) : null),
           el('td', {className: 'target'}, d.target),

@@ -267,3 +267,48 @@ TEST_CASE_METHOD(working_fixture, "reassign refuses an unknown policy, user or s
   CHECK(db.sql().query("SELECT policy FROM incident WHERE id = $1", inc.id).str(0, 0) ==
         "default");
 }
+
+TEST_CASE_METHOD(
+    working_fixture,
+    "merge resolves one incident into another, cancels its pending pages, and "
+    "a later event for its key joins the other: no second incident (G1)") {
+  test::test_node node{db};
+  auto merged = node.trigger(org, "db-down").incident;
+  auto into = node.trigger(org, "api-errors").incident;
+  node.advance(5s); // both first pages failed and wait to retry
+  auto a = action(org, merged.id, incident_verb::merge);
+  a.into = into.id;
+  auto r = node.act(a);
+  REQUIRE(r.code == reply_code::ok);
+  CHECK(r.held.incident.status == "RESOLVED");
+  CHECK(r.held.incident.resolved_via == "merge");
+  node.run();
+  CHECK(count("SELECT count(*) FROM delivery WHERE incident_id = $1 AND status = "
+              "'CANCELLED'",
+              merged.id) == 1);
+  CHECK(count("SELECT count(*) FROM delivery WHERE incident_id = $1 AND status = "
+              "'PENDING'",
+              into.id) == 1);
+  CHECK(count("SELECT event_count FROM incident WHERE id = $1", into.id) == 2);
+  CHECK(count("SELECT merged_into FROM incident WHERE id = $1", merged.id) == into.id);
+  CHECK(timeline(merged.id, "merged") == 1);
+  CHECK(timeline(into.id, "merged_in") == 1);
+  CHECK(audited("incident.merge") == 1);
+
+  // A later event for the merged key is a duplicate of the incident it went into.
+  auto later = node.trigger(org, "db-down");
+  CHECK(later.code == reply_code::ok);
+  CHECK_FALSE(later.created);
+  CHECK(later.incident.id == into.id);
+  CHECK(count("SELECT count(*) FROM incident WHERE dedup_key = 'db-down' AND status <> "
+              "'RESOLVED'") == 0);
+  CHECK(count("SELECT event_count FROM incident WHERE id = $1", into.id) == 3);
+  CHECK(count("SELECT count(*) FROM incident") == 2);
+
+  // Once that one is resolved, the key opens an incident of its own again.
+  REQUIRE(node.resolve(org, into.id).code == reply_code::ok);
+  auto fresh = node.trigger(org, "db-down");
+  CHECK(fresh.created);
+  CHECK(fresh.incident.id != merged.id);
+  CHECK(fresh.incident.dedup_key == "db-down");
+}

@@ -234,6 +234,19 @@ try {
     if (!(await view.locator('#incident-snooze').isDisabled())) throw new Error('Snooze is enabled on an OPEN incident');
   });
 
+  await step('add bob as a responder from the view: he is paged now and listed as requested', async () => {
+    await view.locator('#responders-users').fill('bob');
+    await view.locator('#responders-message').fill('need a second pair of eyes');
+    await view.locator('#responders-form button[type=submit]').click();
+    await view.locator('.incident-timeline li[data-kind="responders_requested"]',
+      {hasText: `${ADMIN} paged bob to help: need a second pair of eyes`}).waitFor();
+    await view.locator('dl.facts dd', {hasText: 'bob (requested)'}).waitFor();
+    const {responders} = (await api('GET', `/api/v1/incidents/${incident.id}`)).json();
+    if (responders.length !== 1 || responders[0].user !== 'bob' || responders[0].requestedBy !== ADMIN)
+      throw new Error(`server says responders ${JSON.stringify(responders)}`);
+    await view.locator('table.deliveries td.step', {hasText: 'responder'}).first().waitFor();
+  });
+
   await step('a pinged heartbeat shows in the heartbeats table as up, with its next due', async () => {
     const res = await fetch(baseUrl + '/hb/console-hb-key', {signal: AbortSignal.timeout(STEP_MS)});
     const text = await res.text();

@@ -35,7 +35,8 @@ TEST_CASE("migrations apply once and re-running them changes nothing") {
                                             "0025_inbound_messages",
                                             "0026_bundle_retention",
                                             "0027_sealed_secrets",
-                                            "0028_people_at_the_keyboard"});
+                                            "0028_people_at_the_keyboard",
+                                            "0029_working_an_incident"});
   CHECK(storage::migrate(db.sql()).empty());
   CHECK(db.count("SELECT count(*) FROM schema_migrations") ==
         static_cast<int64_t>(first.size()));
@@ -90,7 +91,7 @@ TEST_CASE("two belay serve processes starting at once migrate once") {
   REQUIRE(a.wait_ready());
   REQUIRE(b.wait_ready());
   // Every migration once (the first test case names them all).
-  CHECK(db.count("SELECT count(*) FROM schema_migrations") == 27);
+  CHECK(db.count("SELECT count(*) FROM schema_migrations") == 28);
   auto applied = [](const std::string& log) {
     return log.find("applied migration 0001_init") != std::string::npos;
   };

@@ -2,8 +2,7 @@
 WITH due AS (
   SELECT d.org_id, d.id, i.dedup_key, i.title, i.severity, i.status, i.acked_by, i.acked_via,
          i.resolved_by, i.resolved_via,
-         i.status IN ('OPEN', 'EXHAUSTED') OR d.replay_of IS NOT NULL
-           OR d.update_of IS NOT NULL AS live
+         (i.status IN ('OPEN', 'EXHAUSTED') OR d.replay_of IS NOT NULL OR d.update_of IS NOT NULL OR (d.requested AND i.status = 'ACKNOWLEDGED')) AS live
   FROM delivery d
   -- The incident by its primary key, once per due row: OFFSET 0 keeps the subquery apart.
   -- Joined directly, the planner turned d.org_id = $1 into i.org_id = $1 and, on young
@@ -30,4 +29,5 @@ SET status = CASE WHEN due.live THEN 'CLAIMED' ELSE 'CANCELLED' END,
 FROM due
 WHERE d.org_id = due.org_id AND d.id = due.id
 RETURNING d.org_id, d.id, d.incident_id, d.loop, d.step, d.channel, d.target, d.idempotency_key, d.status, d.attempts, belay_us(d.next_attempt_at), d.last_error, d.ambiguous, d.failover_from, belay_us(d.sent_at), belay_us(d.created_at), coalesce(d.user_name, ''), coalesce(d.update_of, ''), coalesce(d.held_by, ''), d.bundle_id,
-          due.dedup_key, due.title, due.severity, due.status, coalesce(due.acked_by, ''), coalesce(due.acked_via, ''), coalesce(due.resolved_by, ''), coalesce(due.resolved_via, '')
+          due.dedup_key, due.title, due.severity, due.status, coalesce(due.acked_by, ''), coalesce(due.acked_via, ''), coalesce(due.resolved_by, ''), coalesce(due.resolved_via, ''),
+          coalesce(d.message, '')

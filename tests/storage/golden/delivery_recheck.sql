@@ -2,9 +2,7 @@
 WITH c AS (
   SELECT * FROM json_to_recordset($1::json) AS c(org_id bigint, id bigint, attempts int)
 ), held AS (
-  SELECT d.org_id, d.id,
-         i.status IN ('OPEN', 'EXHAUSTED') OR d.replay_of IS NOT NULL
-           OR d.update_of IS NOT NULL AS live,
+  SELECT d.org_id, d.id, (i.status IN ('OPEN', 'EXHAUSTED') OR d.replay_of IS NOT NULL OR d.update_of IS NOT NULL OR (d.requested AND i.status = 'ACKNOWLEDGED')) AS live,
          EXISTS (SELECT 1 FROM maintenance w WHERE w.org_id = i.org_id AND w.end_at > belay_ts($3) AND w.start_at <= belay_ts($3) AND (w.policy = i.policy OR w.integration = i.integration)) AS paused
   FROM c JOIN delivery d ON d.org_id = c.org_id AND d.id = c.id
          JOIN incident i ON i.org_id = d.org_id AND i.id = d.incident_id

@@ -1,7 +1,6 @@
 
 SELECT d.id,
-       (i.status IN ('OPEN', 'EXHAUSTED') OR d.replay_of IS NOT NULL
-          OR d.update_of IS NOT NULL)
+       (i.status IN ('OPEN', 'EXHAUSTED') OR d.replay_of IS NOT NULL OR d.update_of IS NOT NULL OR (d.requested AND i.status = 'ACKNOWLEDGED'))
        AND NOT EXISTS (SELECT 1 FROM maintenance w WHERE w.org_id = i.org_id AND w.end_at > belay_ts($3) AND w.start_at <= belay_ts($3) AND (w.policy = i.policy OR w.integration = i.integration))
        AND d.claim_expires_at > belay_ts($4) AS unchanged
 FROM json_to_recordset($1::json) AS c(org_id bigint, id bigint, attempts int)

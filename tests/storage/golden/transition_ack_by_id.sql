@@ -7,7 +7,7 @@ WITH cas AS (
 ), cancelled AS (
   UPDATE delivery d SET status = 'CANCELLED' FROM cas
   WHERE d.org_id = cas.org_id AND d.incident_id = cas.id AND d.status = 'PENDING'
-    AND d.update_of IS NULL
+    AND d.update_of IS NULL AND NOT d.requested
   RETURNING d.id
 ), updates AS ( -- one status update per contact that asked for them and was paged
   INSERT INTO delivery (org_id, incident_id, loop, step, channel, target, idempotency_key,

@@ -9,10 +9,11 @@ WITH g AS (
          g.shadow AS r_shadow, g.owner AS r_owner, g.lease_until AS r_lease
   FROM g JOIN policy p ON p.org_id = g.org_id AND p.name = g.policy
   CROSS JOIN LATERAL (
-    SELECT x.id, x.policy, x.resolved_at FROM incident x
+    SELECT x.id, x.policy, x.resolved_at, x.merged_into FROM incident x
     WHERE x.org_id = g.org_id AND x.dedup_key = g.dedup_key AND x.status = 'RESOLVED'
     ORDER BY x.id DESC LIMIT 1) last
   WHERE (p.definition->>'reopenSeconds')::float8 > 0 AND last.policy = g.policy
+    AND last.merged_into IS NULL -- a merged incident lives on in the one it went into
     AND last.resolved_at > belay_ts(g.ats[1] -
           ((p.definition->>'reopenSeconds')::float8 * 1000000)::bigint)
     AND NOT EXISTS (SELECT 1 FROM incident o WHERE o.org_id = g.org_id
