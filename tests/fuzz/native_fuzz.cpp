@@ -88,11 +88,80 @@ void check_ack_and_resolve(std::string_view body) {
   FUZZ_CHECK(std::get<protocol::actor_request>(resolve).by == by);
 }
 
+// The bodies of working an incident (docs/http.md#working-an-incident): a precise error,
+// or every value within its limits.
+template <class Request, class Check>
+void check_action(std::string_view body,
+                  protocol::parsed<Request> (*parse)(std::string_view), Check check) {
+  auto result = parse(body);
+  if (auto* e = std::get_if<protocol::error>(&result)) {
+    check_error(*e, body, request_errors);
+    return;
+  }
+  const auto& r = std::get<Request>(result);
+  if (!r.actor.by.empty()) // optional: the credential says who
+    check_text(r.actor.by, protocol::max_name_chars);
+  FUZZ_CHECK(r.actor.via == "api" || r.actor.via == "console");
+  check(r);
+}
+
+void check_names(const std::vector<std::string>& names) {
+  FUZZ_CHECK(names.size() <= protocol::max_people_per_request);
+  for (auto& n : names) {
+    FUZZ_CHECK(!n.empty());
+    check_text(n, protocol::max_name_chars);
+  }
+}
+
+void check_actions(std::string_view body) {
+  check_action(body, protocol::parse_note_request, [](const protocol::note_request& n) {
+    FUZZ_CHECK(!n.text.empty());
+    check_text(n.text, protocol::max_note_chars);
+  });
+  check_action(body, protocol::parse_snooze_request,
+               [](const protocol::snooze_request& s) {
+                 FUZZ_CHECK(s.until.has_value() != s.seconds.has_value());
+                 FUZZ_CHECK(!s.seconds || *s.seconds > 0);
+               });
+  check_action(body, protocol::parse_reassign_request,
+               [](const protocol::reassign_request& r) {
+                 FUZZ_CHECK(r.policy.empty() + r.user.empty() + r.schedule.empty() == 2);
+               });
+  check_action(body, protocol::parse_priority_request,
+               [](const protocol::priority_request& p) {
+                 FUZZ_CHECK(p.priority.empty() ||
+                            (p.priority.size() == 2 && p.priority[0] == 'P' &&
+                             p.priority[1] >= '1' && p.priority[1] <= '5'));
+               });
+  check_action(body, protocol::parse_responders_request,
+               [](const protocol::responders_request& r) {
+                 check_names(r.users);
+                 check_names(r.schedules);
+                 FUZZ_CHECK(!r.users.empty() || !r.schedules.empty());
+                 if (!r.message.empty())
+                   check_text(r.message, protocol::max_message_chars);
+               });
+  check_action(body, protocol::parse_subscribers_request,
+               [](const protocol::subscribers_request& r) {
+                 check_names(r.users);
+                 FUZZ_CHECK(r.addresses.size() <= protocol::max_people_per_request);
+                 FUZZ_CHECK(!r.users.empty() || !r.addresses.empty());
+               });
+  check_action(body, protocol::parse_status_update_request,
+               [](const protocol::status_update_request& r) {
+                 FUZZ_CHECK(!r.message.empty());
+                 check_text(r.message, protocol::max_message_chars);
+               });
+  check_action(body, protocol::parse_merge_request,
+               [](const protocol::merge_request& m) { FUZZ_CHECK(m.into >= 1); });
+}
+
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view body = bytes(data, size);
   check_trigger(body);
   check_ack_and_resolve(body);
+  check_actions(body);
   return 0;
 }
