@@ -94,10 +94,17 @@ public:
                         "$2 AND failover_from IS NULL AND replay_of IS NULL",
                         org_, id);
     auto& s = settled_[id];
-    s = {seq, key, {}};
+    s = {seq,
+         key,
+         {},
+         db_.sql().query("SELECT restarts FROM incident WHERE id = $1", id).int64(0, 0)};
     for (int i = 0; i < r.rows(); ++i)
       s.pages.insert(r.int64(i, 0));
   }
+  // An escalate reopened paging of incident `id` on purpose
+  // (docs/guarantees.md#working-an-incident): new pages are due then. (A snooze's end
+  // does so in a ladder round of its own, which no_page_after_settle tells apart.)
+  void reopened(int64_t id) { settled_.erase(id); }
   // A trigger of `key` may reopen its resolved incident: new pages are due then.
   void retriggered(const std::string& key) {
     for (auto it = settled_.begin(); it != settled_.end();)
@@ -158,6 +165,7 @@ private:
     int64_t dead_letters;
     int64_t bundle; // 0: none
     bool update;    // a status update, throttled on its own
+    int64_t round;  // the ladder round its key names (":r<n>"): 0 until a snooze ended
   };
   struct bundle_row {
     std::string key, status;
@@ -167,8 +175,10 @@ private:
     uint64_t seq;
     std::string key;
     std::set<int64_t> pages; // its pages when the settle was answered
+    int64_t round = 0;       // the ladder round it stood in (incident.restarts)
   };
-  using step_of = std::tuple<int64_t, int64_t, int64_t>; // incident, loop, step
+  // incident, ladder round (a snooze's end begins a new one), loop, step
+  using step_of = std::tuple<int64_t, int64_t, int64_t, int64_t>;
   struct incident_row {
     std::string key, status, policy;
     micros created;
@@ -313,14 +323,15 @@ private:
         "(d.failover_from IS NULL AND d.replay_of IS NULL)::int, "
         "(SELECT count(*) FROM dead_letter l WHERE l.org_id = d.org_id "
         "AND l.delivery_id = d.id), coalesce(d.bundle_id, 0), "
-        "(d.update_of IS NOT NULL)::int FROM delivery d WHERE d.org_id = $1 ORDER BY "
-        "d.id",
+        "(d.update_of IS NOT NULL)::int, "
+        "coalesce(substring(d.idempotency_key from ':r([0-9]+)$')::bigint, 0) "
+        "FROM delivery d WHERE d.org_id = $1 ORDER BY d.id",
         org_, now);
     for (int r = 0; r < d.rows(); ++r)
       deliveries_.push_back({d.int64(r, 0), d.int64(r, 1), d.int64(r, 2), d.int64(r, 3),
                              d.str(r, 4), d.str(r, 5), d.int64(r, 6), d.int64(r, 7),
                              d.int64(r, 8) == 1, d.int64(r, 9), d.int64(r, 10),
-                             d.int64(r, 11) == 1});
+                             d.int64(r, 11) == 1, d.int64(r, 12)});
     bundles_.clear();
     auto b = sql.query("SELECT id, idempotency_key, status, (kind = 'update')::int "
                        "FROM bundle WHERE org_id = $1",
@@ -330,15 +341,24 @@ private:
     fired_.clear();
     first_fired_.clear();
     auto t =
-        sql.query("SELECT incident_id, (detail->>'loop')::bigint, "
+        sql.query("SELECT incident_id, (SELECT count(*) FROM timeline e WHERE "
+                  "e.org_id = t.org_id AND e.incident_id = t.incident_id AND e.kind = "
+                  "'snooze_ended' AND e.seq < t.seq), (detail->>'loop')::bigint, "
                   "(detail->>'step')::bigint, count(*), min(belay_us(at)) FROM "
-                  "timeline WHERE org_id = $1 AND kind = 'step_fired' GROUP BY 1, 2, 3",
+                  "timeline t WHERE org_id = $1 AND kind = 'step_fired' "
+                  "GROUP BY 1, 2, 3, 4",
                   org_);
     for (int r = 0; r < t.rows(); ++r) {
-      step_of step{t.int64(r, 0), t.int64(r, 1), t.int64(r, 2)};
-      fired_[step] = t.int64(r, 3);
-      first_fired_[step] = t.int64(r, 4);
+      step_of step{t.int64(r, 0), t.int64(r, 1), t.int64(r, 2), t.int64(r, 3)};
+      fired_[step] = t.int64(r, 4);
+      first_fired_[step] = t.int64(r, 5);
     }
+    escalated_.clear();
+    auto e = sql.query("SELECT DISTINCT incident_id FROM timeline WHERE org_id = $1 AND "
+                       "kind = 'escalated'",
+                       org_);
+    for (int r = 0; r < e.rows(); ++r)
+      escalated_.insert(e.int64(r, 0));
   }
 
   // G3: every event answered 2xx exists, in the incident it was answered with.
@@ -357,7 +377,8 @@ private:
   std::string no_page_after_settle() {
     for (auto& d : deliveries_) {
       auto it = settled_.find(d.incident);
-      if (d.first && it != settled_.end() && !it->second.pages.count(d.id))
+      if (d.first && it != settled_.end() && d.round <= it->second.round &&
+          !it->second.pages.count(d.id))
         return "G4: delivery " + std::to_string(d.id) + " (step " +
                std::to_string(d.step) + " loop " + std::to_string(d.loop) +
                ") was created after operation #" + std::to_string(it->second.seq) +
@@ -442,15 +463,16 @@ private:
     std::map<step_of, int> written;
     for (auto& d : deliveries_)
       if (d.first) {
-        if (!fired_.count({d.incident, d.loop, d.step}))
+        if (!fired_.count({d.incident, d.round, d.loop, d.step}))
           return "delivery " + std::to_string(d.id) + " belongs to incident " +
                  std::to_string(d.incident) + " step " + std::to_string(d.step) +
                  " loop " + std::to_string(d.loop) + ", which never fired";
-        ++written[{d.incident, d.loop, d.step}];
+        ++written[{d.incident, d.round, d.loop, d.step}];
       }
     for (auto& [s, n] : fired_) {
       auto what = "incident " + std::to_string(std::get<0>(s)) + " step " +
-                  std::to_string(std::get<2>(s)) + " loop " +
+                  std::to_string(std::get<3>(s)) + " loop " +
+                  std::to_string(std::get<2>(s)) + " round " +
                   std::to_string(std::get<1>(s));
       if (n > 1)
         return what + " fired " + std::to_string(n) + " times";
@@ -475,9 +497,11 @@ private:
   // forward is caught here).
   std::string no_step_before_due() {
     for (auto& [step, at] : first_fired_) {
-      auto [id, loop, k] = step;
+      auto [id, round, loop, k] = step;
       auto inc = incidents_.find(id);
-      if (loop != 0 || inc == incidents_.end())
+      // A snooze's end starts a round from its own time; an escalate brings a step
+      // forward on purpose (docs/guarantees.md#working-an-incident).
+      if (round != 0 || loop != 0 || inc == incidents_.end() || escalated_.count(id))
         continue;
       auto offsets = step_offsets(inc->second.policy);
       if (k >= static_cast<int64_t>(offsets.size()))
@@ -579,7 +603,7 @@ private:
         const micros due = inc.opened + offsets[k] * 1'000'000;
         if (due + slack * static_cast<micros>(k + 1) > until)
           break;
-        if (!fired_.count({id, 0, static_cast<int64_t>(k)}))
+        if (!fired_.count({id, 0, 0, static_cast<int64_t>(k)}))
           return "incident " + std::to_string(id) + " step " + std::to_string(k) +
                  " fell due at " + std::to_string(due) + " and never fired (now " +
                  std::to_string(now) + ")";
@@ -608,7 +632,8 @@ private:
   std::map<step_of, int64_t> fired_;
   std::map<step_of, micros> first_fired_; // when it first fired
   std::map<int64_t, settled_incident> settled_;
-  std::string broken_; // the invariant the last check() found broken
+  std::set<int64_t> escalated_; // incidents someone escalated
+  std::string broken_;          // the invariant the last check() found broken
 };
 
 } // namespace belay::test

@@ -165,6 +165,7 @@ public:
       rng_ = operation_rng(seed_, op, 0);
       storms_ = operation_rng(seed_, op, 1);
       alerts_ = operation_rng(seed_, op, 2);
+      work_ = operation_rng(seed_, op, 3);
       ran_.push_back({op, journal_.entries().size(), 0});
       step();
       keep_other_in_step();
@@ -337,6 +338,49 @@ private:
         invariants_.settled(journal_.entries().back().seq, id, r.incident.dedup_key);
     } catch (const std::exception& e) {
       journal_.answer(std::string{"no answer: "} + e.what());
+    }
+    if (ack)
+      work_on(id);
+  }
+
+  template <class T> T pick_work(T lo, T hi) {
+    return std::uniform_int_distribution<T>{lo, hi}(work_);
+  }
+
+  // Working an incident (docs/guarantees.md#working-an-incident) after an acknowledge,
+  // drawn from a stream of its own so that a seed's other choices stay as they were: a
+  // third of them snooze it for 1 to 30 minutes (its ladder starts again from step 1 at
+  // the end, in a round of its own), a sixth escalate it (paging again from its next
+  // step, each step once).
+  void work_on(int64_t id) {
+    auto roll = pick_work(0, 5);
+    if (roll > 2)
+      return;
+    incident_action a;
+    a.org_id = org_;
+    a.incident_id = id;
+    a.who = {"sim", "api", ""};
+    if (roll < 2) {
+      auto seconds = pick_work(60, 1800);
+      a.verb = incident_verb::snooze;
+      a.until = node_->now() + seconds * 1'000'000LL;
+      begin("snooze " + std::to_string(id) + " " + std::to_string(seconds) + "s");
+    } else {
+      a.verb = incident_verb::escalate;
+      begin("escalate " + std::to_string(id));
+    }
+    try {
+      auto r = node_->act(a);
+      journal_.answer(r.code == reply_code::ok ? r.held.incident.status
+                      : r.error.empty()        ? "refused"
+                                               : r.error);
+      if (r.code == reply_code::ok && a.verb == incident_verb::escalate)
+        invariants_.reopened(id);
+    } catch (const std::exception& e) {
+      // The action may have committed: an escalate may page again.
+      journal_.answer(std::string{"no answer: "} + e.what());
+      if (a.verb == incident_verb::escalate)
+        invariants_.reopened(id);
     }
   }
 
@@ -1077,6 +1121,7 @@ private:
   std::mt19937_64 rng_;    // the running operation's (operation_rng)
   std::mt19937_64 storms_; // and its storm_or's
   std::mt19937_64 alerts_; // and its alerts'
+  std::mt19937_64 work_;   // and working an incident's (work_on)
   simulation_options opts_;
   test::test_database db_;
   test::postgres_proxy pg_;
