@@ -12,6 +12,7 @@
 #include "storage/incidents.hpp"
 #include "storage/merges.hpp"
 #include "storage/schedules.hpp"
+#include "storage/test_hooks.hpp"
 
 #include <algorithm>
 
@@ -622,7 +623,9 @@ protocol::incident_work load_incident_work(connection& c, int64_t org_id, int64_
 std::optional<incident_record> end_snooze(connection& c, int64_t org_id, int64_t id,
                                           int64_t version, micros first_delay,
                                           micros now) {
-  auto r = c.query(end_snooze_sql, org_id, std::to_string(id), std::to_string(version),
+  auto& sql = test_hooks::planted(test_hooks::snooze_end_keeps_round, end_snooze_sql,
+                                  {{"restarts = restarts + 1, ", ""}});
+  auto r = c.query(sql, org_id, std::to_string(id), std::to_string(version),
                    std::to_string(first_delay), now);
   if (r.rows() == 0)
     return std::nullopt;

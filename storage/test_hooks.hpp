@@ -45,6 +45,10 @@ inline std::atomic<bool> dead_letter_every_outcome{false};
 // good (its node killed and replaced under another name) stays CLAIMED, its page never
 // sent again (docs/guarantees.md#g6: a claim whose lease lapses returns to the pool).
 inline std::atomic<bool> keep_lapsed_claims{false};
+// The end of a snooze starts its ladder again without a round of its own (restarts):
+// its first step's page has the key of the step that paged before the acknowledge, so it
+// is never written (docs/guarantees.md#working-an-incident: new idempotency keys).
+inline std::atomic<bool> snooze_end_keeps_round{false};
 
 // `sql`, or while `on` is set, `sql` with each edit's first text replaced by its second:
 // how a switch takes a condition out of a statement. The edited statement is made the

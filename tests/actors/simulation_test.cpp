@@ -1415,6 +1415,12 @@ TEST_CASE("simulation, planted bug: a duplicate that fires its incident's next s
   check_caught(test_hooks::duplicate_fires_now, "before it fell due");
 }
 
+TEST_CASE("simulation, planted bug: a snooze's end without a ladder round of its own is "
+          "caught as a step that fired without its page",
+          "[simulation]") {
+  check_caught(test_hooks::snooze_end_keeps_round, "fired with 0 deliveries");
+}
+
 TEST_CASE("simulation, planted bug: an alert written without its alert row is caught as "
           "an accepted alert that does not exist",
           "[simulation]") {
