@@ -193,7 +193,7 @@ void resume(self_ptr self) {
 void end_snooze(self_ptr self) {
   auto& st = self->state;
   auto& rec = st.record;
-  auto first_delay = static_cast<micros>(st.ladder->steps.front().delay_seconds * 1e6);
+  auto first_delay = seconds_to_micros(st.ladder->steps.front().delay_seconds);
   self->request(st.d->storage, st.d->request_timeout, atom::end_snooze_v, shard(self),
                 rec.org_id, rec.id, rec.version, first_delay, now(self))
       .await(

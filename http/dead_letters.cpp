@@ -25,13 +25,11 @@ void list(api& a, const caller& who, const httplib::Request& req,
 
 void replay(api& a, const caller& who, const httplib::Request& req,
             httplib::Response& res) {
-  auto text = req.matches[1].str();
-  if (text.empty() || text.size() > 18 ||
-      text.find_first_not_of("0123456789") != std::string::npos)
+  auto id = parse_id(req.matches[1].str());
+  if (!id)
     return reply_error(res, 404, "not_found", "no such dead letter");
   auto r = ask<storage::replay_result>(a, a.dispatcher, res, atom::replay_v, who.org_id,
-                                       static_cast<int64_t>(std::stoll(text)),
-                                       attributed(who));
+                                       *id, attributed(who));
   if (!r)
     return;
   switch (r->code) {

@@ -1,7 +1,8 @@
 // Working an incident (docs/http.md#working-an-incident): POST
 // /api/v1/incidents/{id}/notes, …/escalate, …/snooze, …/reassign, …/priority,
-// …/responders, …/subscribers and …/status-updates. Each goes through the registry to the
-// incident's actor, as an acknowledge does (docs/architecture.md#http-to-storage).
+// …/responders, …/subscribers, …/status-updates and …/merge. Each goes through the
+// registry to the incident's actor, as an acknowledge does
+// (docs/architecture.md#http-to-storage).
 #include "actors/actors.hpp"
 #include "http/respond.hpp"
 #include "protocol/incident_json.hpp"
@@ -14,14 +15,6 @@
 namespace belay {
 
 namespace {
-
-std::optional<int64_t> incident_id(const httplib::Request& req) {
-  const std::string& text = req.matches[1];
-  if (text.empty() || text.size() > 18 ||
-      text.find_first_not_of("0123456789") != std::string::npos)
-    return std::nullopt;
-  return std::stoll(text);
-}
 
 // The caller as the timeline and the audit log record them: only an admin-scoped key may
 // name someone else (docs/security.md#attribution).
@@ -43,14 +36,25 @@ void reply_action(httplib::Response& res, const storage::action_reply& r) {
   }
 }
 
-// Parses the body with `parse`, fills in the action with `fill`, and sends it.
+using refusal = std::optional<protocol::error>;
+
+// Who asked, as every body carries it ("by", "via"): an escalate's body is only that.
+const protocol::actor_request& asker(const protocol::actor_request& r) {
+  return r;
+}
+template <class Request> const protocol::actor_request& asker(const Request& r) {
+  return r.actor;
+}
+
+// Parses the body with `parse`, lets `fill` add what the action takes (or refuse it),
+// and sends it, attributed to the caller.
 template <class Parse, class Fill>
 void act(api& a, const caller& who, const httplib::Request& req, httplib::Response& res,
          incident_verb verb, Parse parse, Fill fill) {
   auto body = parse(req.body);
   if (auto* err = std::get_if<protocol::error>(&body))
     return reply_error(res, *err);
-  auto id = incident_id(req);
+  auto id = parse_id(req.matches[1]);
   if (!id)
     return reply_error(res, 404, "not_found", "no such incident");
   auto& asked = std::get<0>(body);
@@ -58,13 +62,12 @@ void act(api& a, const caller& who, const httplib::Request& req, httplib::Respon
   action.org_id = who.org_id;
   action.incident_id = *id;
   action.verb = verb;
-  if (auto refusal = fill(asked, action))
-    return reply_error(res, *refusal);
+  action.who = acting(who, asker(asked));
+  if (refusal r = fill(asked, action))
+    return reply_error(res, *r);
   if (auto r = ask<storage::action_reply>(a, a.registry, res, atom::act_v, action))
     reply_action(res, *r);
 }
-
-using refusal = std::optional<protocol::error>;
 
 refusal snooze_until(const api& a, const protocol::snooze_request& s, micros& until) {
   auto at = now(a);
@@ -84,96 +87,61 @@ refusal snooze_until(const api& a, const protocol::snooze_request& s, micros& un
 void add_incident_action_routes(routes& http, api& a) {
   using R = const httplib::Request&;
   using W = httplib::Response&;
-  http.Post(R"(/api/v1/incidents/([^/]+)/notes)", access::respond,
-            [&a](const caller& c, R req, W res) {
-              act(a, c, req, res, incident_verb::note, protocol::parse_note_request,
-                  [&](const protocol::note_request& n, incident_action& action) {
-                    action.who = acting(c, n.actor);
-                    action.text = n.text;
-                    return refusal{};
-                  });
-            });
-  http.Post(R"(/api/v1/incidents/([^/]+)/escalate)", access::respond,
-            [&a](const caller& c, R req, W res) {
-              act(a, c, req, res, incident_verb::escalate,
-                  protocol::parse_escalate_request,
-                  [&](const protocol::actor_request& asked, incident_action& action) {
-                    action.who = acting(c, asked);
-                    return refusal{};
-                  });
-            });
-  http.Post(R"(/api/v1/incidents/([^/]+)/snooze)", access::respond,
-            [&a](const caller& c, R req, W res) {
-              act(a, c, req, res, incident_verb::snooze, protocol::parse_snooze_request,
-                  [&](const protocol::snooze_request& s, incident_action& action) {
-                    action.who = acting(c, s.actor);
-                    return snooze_until(a, s, action.until);
-                  });
-            });
-  http.Post(R"(/api/v1/incidents/([^/]+)/reassign)", access::respond,
-            [&a](const caller& c, R req, W res) {
-              act(a, c, req, res, incident_verb::reassign,
-                  protocol::parse_reassign_request,
-                  [&](const protocol::reassign_request& r, incident_action& action) {
-                    action.who = acting(c, r.actor);
-                    action.policy = r.policy;
-                    action.user = r.user;
-                    action.schedule = r.schedule;
-                    return refusal{};
-                  });
-            });
-  http.Post(R"(/api/v1/incidents/([^/]+)/responders)", access::respond,
-            [&a](const caller& c, R req, W res) {
-              act(a, c, req, res, incident_verb::responders,
-                  protocol::parse_responders_request,
-                  [&](const protocol::responders_request& r, incident_action& action) {
-                    action.who = acting(c, r.actor);
-                    action.users = r.users;
-                    action.schedules = r.schedules;
-                    action.message = r.message;
-                    return refusal{};
-                  });
-            });
-  http.Post(R"(/api/v1/incidents/([^/]+)/subscribers)", access::respond,
-            [&a](const caller& c, R req, W res) {
-              act(a, c, req, res, incident_verb::subscribe,
-                  protocol::parse_subscribers_request,
-                  [&](const protocol::subscribers_request& r, incident_action& action) {
-                    action.who = acting(c, r.actor);
-                    action.users = r.users;
-                    action.addresses = r.addresses;
-                    return refusal{};
-                  });
-            });
-  http.Post(R"(/api/v1/incidents/([^/]+)/status-updates)", access::respond,
-            [&a](const caller& c, R req, W res) {
-              act(a, c, req, res, incident_verb::status_update,
-                  protocol::parse_status_update_request,
-                  [&](const protocol::status_update_request& r, incident_action& action) {
-                    action.who = acting(c, r.actor);
-                    action.message = r.message;
-                    return refusal{};
-                  });
-            });
-  http.Post(R"(/api/v1/incidents/([^/]+)/merge)", access::respond,
-            [&a](const caller& c, R req, W res) {
-              act(a, c, req, res, incident_verb::merge, protocol::parse_merge_request,
-                  [&](const protocol::merge_request& m, incident_action& action) {
-                    action.who = acting(c, m.actor);
-                    action.into = m.into;
-                    return refusal{};
-                  });
-            });
-  http.Post(R"(/api/v1/incidents/([^/]+)/priority)", access::respond,
-            [&a](const caller& c, R req, W res) {
-              act(a, c, req, res, incident_verb::priority,
-                  protocol::parse_priority_request,
-                  [&](const protocol::priority_request& p, incident_action& action) {
-                    action.who = acting(c, p.actor);
-                    action.priority = p.priority;
-                    return refusal{};
-                  });
-            });
+  using action_t = incident_action;
+  // Each route: its path, what it does, its body's parser, and what the body adds.
+  auto route = [&](const char* path, incident_verb verb, auto parse, auto fill) {
+    http.Post(std::string{R"(/api/v1/incidents/([^/]+)/)"} + path, access::respond,
+              [&a, verb, parse, fill](const caller& c, R req, W res) {
+                act(a, c, req, res, verb, parse, fill);
+              });
+  };
+  route("notes", incident_verb::note, protocol::parse_note_request,
+        [](const protocol::note_request& n, action_t& x) {
+          x.text = n.text;
+          return refusal{};
+        });
+  route("escalate", incident_verb::escalate, protocol::parse_escalate_request,
+        [](const protocol::actor_request&, action_t&) { return refusal{}; });
+  route("snooze", incident_verb::snooze, protocol::parse_snooze_request,
+        [&a](const protocol::snooze_request& s, action_t& x) {
+          return snooze_until(a, s, x.until);
+        });
+  route("reassign", incident_verb::reassign, protocol::parse_reassign_request,
+        [](const protocol::reassign_request& r, action_t& x) {
+          x.policy = r.policy;
+          x.user = r.user;
+          x.schedule = r.schedule;
+          return refusal{};
+        });
+  route("priority", incident_verb::priority, protocol::parse_priority_request,
+        [](const protocol::priority_request& p, action_t& x) {
+          x.priority = p.priority;
+          return refusal{};
+        });
+  route("responders", incident_verb::responders, protocol::parse_responders_request,
+        [](const protocol::responders_request& r, action_t& x) {
+          x.users = r.users;
+          x.schedules = r.schedules;
+          x.message = r.message;
+          return refusal{};
+        });
+  route("subscribers", incident_verb::subscribe, protocol::parse_subscribers_request,
+        [](const protocol::subscribers_request& r, action_t& x) {
+          x.users = r.users;
+          x.addresses = r.addresses;
+          return refusal{};
+        });
+  route("status-updates", incident_verb::status_update,
+        protocol::parse_status_update_request,
+        [](const protocol::status_update_request& r, action_t& x) {
+          x.message = r.message;
+          return refusal{};
+        });
+  route("merge", incident_verb::merge, protocol::parse_merge_request,
+        [](const protocol::merge_request& m, action_t& x) {
+          x.into = m.into;
+          return refusal{};
+        });
 }
 
 } // namespace belay

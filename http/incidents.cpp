@@ -19,13 +19,6 @@ namespace belay {
 
 namespace {
 
-std::optional<int64_t> parse_id(const std::string& text) {
-  if (text.empty() || text.size() > 18 ||
-      text.find_first_not_of("0123456789") != std::string::npos)
-    return std::nullopt;
-  return std::stoll(text);
-}
-
 void not_found(httplib::Response& res) {
   reply_error(res, 404, "not_found", "no such incident");
 }

@@ -40,13 +40,11 @@ void list(api& a, const caller& who, const httplib::Request&, httplib::Response&
 }
 
 void end(api& a, const caller& who, const httplib::Request& req, httplib::Response& res) {
-  auto text = req.matches[1].str();
-  if (text.empty() || text.size() > 18 ||
-      text.find_first_not_of("0123456789") != std::string::npos)
+  auto id = parse_id(req.matches[1].str());
+  if (!id)
     return reply_error(res, 404, "not_found", "no such maintenance window");
   auto conn = a.db.acquire();
-  if (!storage::end_maintenance(*conn, who.org_id, std::stoll(text), now(a),
-                                attributed(who)))
+  if (!storage::end_maintenance(*conn, who.org_id, *id, now(a), attributed(who)))
     return reply_error(res, 404, "not_found", "no such maintenance window");
   res.status = 204;
 }

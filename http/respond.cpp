@@ -73,15 +73,17 @@ std::string bearer_key(const httplib::Request& req) {
   return std::string{key.substr(first, last - first + 1)};
 }
 
+std::optional<int64_t> parse_id(const std::string& text) {
+  if (text.empty() || text.size() > 18 ||
+      text.find_first_not_of("0123456789") != std::string::npos)
+    return std::nullopt;
+  return std::stoll(text);
+}
+
 std::optional<page_request> page_params(const httplib::Request& req,
                                         httplib::Response& res, int default_limit,
                                         int max_limit) {
-  auto number = [](const std::string& text) -> std::optional<int64_t> {
-    if (text.empty() || text.size() > 18 ||
-        text.find_first_not_of("0123456789") != std::string::npos)
-      return std::nullopt;
-    return std::stoll(text);
-  };
+  const auto number = parse_id;
   page_request page{default_limit, 0};
   if (req.has_param("limit")) {
     auto n = number(req.get_param_value("limit"));

@@ -73,6 +73,10 @@ inline attribution attributed(const caller& c) {
   return {protocol::actor_of(c), protocol::via_of(c), c.source_ip};
 }
 
+// A row id in a path or a parameter: 1 to 18 digits, else nullopt (answered as "no such
+// thing", since no row has such an id).
+std::optional<int64_t> parse_id(const std::string& text);
+
 // ?limit= (1..max_limit, default_limit when absent) and ?after= (a cursor from a
 // page's "next"; 0 when absent), or a 400 naming the parameter.
 struct page_request {

@@ -31,32 +31,37 @@ actor_request read_actor(field_reader& r, bool by_required) {
   return request;
 }
 
-parsed<actor_request> parse_actor_request(std::string_view body, bool by_required) {
-  rapidjson::Document doc;
-  if (auto bad = parse_body(doc, body))
-    return *bad;
-  std::optional<error> failure;
-  field_reader r(doc, "", failure);
-  auto request = read_actor(r, by_required);
-  if (failure)
-    return *failure;
-  return request;
-}
-
-// Reads `body` with `read` (a field_reader and the request to fill), or the first error.
+// Reads `body` (blank reads as {}) with `read(reader, request, document)`, or the first
+// error.
 template <class Request, class Read>
-parsed<Request> parse_action(std::string_view body, Read read) {
+parsed<Request> read_request(std::string_view body, Read read) {
   rapidjson::Document doc;
   if (auto bad = parse_body(doc, body))
     return *bad;
   std::optional<error> failure;
   field_reader r(doc, "", failure);
   Request request;
-  request.actor = read_actor(r, false);
-  read(r, request);
+  read(r, request, doc);
   if (failure)
     return *failure;
   return request;
+}
+
+parsed<actor_request> parse_actor_request(std::string_view body, bool by_required) {
+  return read_request<actor_request>(
+      body, [&](field_reader& r, actor_request& q, const rapidjson::Document&) {
+        q = read_actor(r, by_required);
+      });
+}
+
+// An action's body: who asked ("by", "via"), then what `read(reader, request)` reads.
+template <class Request, class Read>
+parsed<Request> parse_action(std::string_view body, Read read) {
+  return read_request<Request>(
+      body, [&](field_reader& r, Request& q, const rapidjson::Document&) {
+        q.actor = read_actor(r, false);
+        read(r, q);
+      });
 }
 
 } // namespace
@@ -145,20 +150,20 @@ parsed<subscribers_request> parse_subscribers_request(std::string_view body) {
 }
 
 parsed<merge_request> parse_merge_request(std::string_view body) {
-  auto parsed = parse_action<merge_request>(body, [](field_reader&, merge_request&) {});
-  auto* request = std::get_if<merge_request>(&parsed);
-  if (!request)
-    return parsed;
-  rapidjson::Document doc; // read again: field_reader takes no integer this large
-  parse_body(doc, body);
-  if (!doc.HasMember("into") || doc["into"].IsNull())
-    return error{400, "missing_field",
-                 "\"into\" is required: the id of the incident to merge into", "into"};
-  if (!doc["into"].IsInt64() || doc["into"].GetInt64() < 1)
-    return error{400, "wrong_type", "\"into\" must be an incident id, a whole number",
-                 "into"};
-  request->into = doc["into"].GetInt64();
-  return parsed;
+  // "into" straight from the document: field_reader reads no integer as large as an id.
+  return read_request<merge_request>(
+      body, [](field_reader& r, merge_request& m, const rapidjson::Document& doc) {
+        m.actor = read_actor(r, false);
+        if (!r.ok())
+          return;
+        if (!doc.IsObject() || !doc.HasMember("into") || doc["into"].IsNull())
+          return r.fail("missing_field", "into",
+                        "\"into\" is required: the id of the incident to merge into");
+        if (!doc["into"].IsInt64() || doc["into"].GetInt64() < 1)
+          return r.fail("wrong_type", "into",
+                        "\"into\" must be an incident id, a whole number");
+        m.into = doc["into"].GetInt64();
+      });
 }
 
 parsed<status_update_request> parse_status_update_request(std::string_view body) {
@@ -209,16 +214,15 @@ parsed<reassign_request> parse_reassign_request(std::string_view body) {
 }
 
 parsed<priority_request> parse_priority_request(std::string_view body) {
-  rapidjson::Document doc;
-  if (auto bad = parse_body(doc, body))
-    return *bad;
-  // null clears the priority, so the member itself must be there.
-  if (!doc.IsObject() || !doc.HasMember("priority"))
-    return error{400, "missing_field", "priority is required (P1..P5, or null for none)",
-                 "priority"};
-  return parse_action<priority_request>(body, [](field_reader& r, priority_request& p) {
-    p.priority = r.optional_choice("priority", priorities).value_or("");
-  });
+  return read_request<priority_request>(
+      body, [](field_reader& r, priority_request& p, const rapidjson::Document& doc) {
+        p.actor = read_actor(r, false);
+        // null clears the priority, so the member itself must be there.
+        if (r.ok() && !doc.HasMember("priority"))
+          return r.fail("missing_field", "priority",
+                        "priority is required (P1..P5, or null for none)");
+        p.priority = r.optional_choice("priority", priorities).value_or("");
+      });
 }
 
 } // namespace belay::protocol

@@ -12,6 +12,7 @@
 #include "storage/incidents.hpp"
 #include "storage/merges.hpp"
 #include "storage/schedules.hpp"
+#include "storage/statements.hpp"
 #include "storage/test_hooks.hpp"
 
 #include <algorithm>
@@ -30,10 +31,6 @@ WHERE org_id = $1 AND id = $2::bigint FOR UPDATE)sql";
 const std::string note_sql = R"sql(
 INSERT INTO timeline (org_id, incident_id, at, kind, detail)
 VALUES ($1, $2::bigint, belay_ts($3::bigint), $4, $5::jsonb))sql";
-
-const std::string count_notes_sql = R"sql(
-SELECT count(*) FROM timeline
-WHERE org_id = $1 AND incident_id = $2::bigint AND kind = 'note_added')sql";
 
 // Delivered at commit to every node: the one holding the incident follows it
 // (docs/architecture.md#ownership).
@@ -82,10 +79,15 @@ RETURNING )sql" BELAY_INCIDENT_COLUMNS;
 
 const std::string policy_sql =
     "SELECT definition::text FROM policy WHERE org_id = $1 AND name = $2";
-const std::string user_exists_sql =
-    "SELECT count(*) FROM app_user WHERE org_id = $1 AND name = $2";
-const std::string schedule_exists_sql =
-    "SELECT count(*) FROM schedule WHERE org_id = $1 AND name = $2";
+// The first of the names $2 (text[]) that `{{table}}` of org $1 does not hold: its
+// position from 1, or no row.
+constexpr std::string_view missing_text = R"sql(
+SELECT n.i FROM unnest($2::text[]) WITH ORDINALITY AS n(name, i)
+WHERE NOT EXISTS (SELECT 1 FROM {{table}} t WHERE t.org_id = $1 AND t.name = n.name)
+ORDER BY n.i LIMIT 1)sql";
+const std::string missing_user_sql = fill(missing_text, {{"table", "app_user"}});
+const std::string missing_schedule_sql = fill(missing_text, {{"table", "schedule"}});
+const std::string missing_channel_sql = fill(missing_text, {{"table", "channel"}});
 
 // The end of a snooze: $1 org, $2 id, $3 version, $4 the first delay, $5 now.
 const std::string end_snooze_sql = R"sql(
@@ -103,8 +105,6 @@ WITH cas AS (
 )
 SELECT * FROM cas)sql";
 
-const std::string channel_exists_sql =
-    "SELECT count(*) FROM channel WHERE org_id = $1 AND name = $2";
 // How many times the incident's timeline has `kind` already: the round of a new request's
 // idempotency keys.
 const std::string count_kind_sql = R"sql(
@@ -147,8 +147,9 @@ SELECT user_name, state, belay_us(requested_at), requested_by, message,
 FROM incident_responder WHERE org_id = $1 AND incident_id = $2::bigint
 ORDER BY requested_at, user_name)sql";
 
-// Merge: both incidents locked in id order (two merges the other way round wait, not
-// deadlock): $1 org, $2 the merged one, $3 the one it goes into.
+// Merge: both incidents locked in id order, before the action's own lock, so that two
+// merges the other way round wait rather than deadlock: $1 org, $2 the merged one, $3
+// the one it goes into.
 const std::string lock_pair_sql = R"sql(
 SELECT id, status FROM incident WHERE org_id = $1 AND id IN ($2::bigint, $3::bigint)
 ORDER BY id FOR UPDATE)sql";
@@ -238,8 +239,11 @@ held_incident row_of(const result& r) {
 
 class action_writer {
 public:
-  action_writer(connection& c, const incident_action& a, micros now, held_incident h)
-      : c_(c), a_(a), now_(now), before_(std::move(h)) {}
+  // `into_status`: a merge's target as it stands, locked ("" when the org has none).
+  action_writer(connection& c, const incident_action& a, micros now, held_incident h,
+                std::string into_status)
+      : c_(c), a_(a), now_(now), before_(std::move(h)),
+        into_status_(std::move(into_status)) {}
 
   action_reply run() {
     switch (a_.verb) {
@@ -281,7 +285,8 @@ private:
   }
 
   action_reply note() {
-    if (c_.query(count_notes_sql, a_.org_id, id()).int64(0, 0) >= protocol::max_notes)
+    if (c_.query(count_kind_sql, a_.org_id, id(), "note_added").int64(0, 0) >=
+        protocol::max_notes)
       return refused(reply_code::conflict, before_, "too_many_notes",
                      name_of(rec()) + " has " + std::to_string(protocol::max_notes) +
                          " notes, the most it keeps");
@@ -341,12 +346,13 @@ private:
     }
     bool user = !a_.user.empty();
     auto& name = user ? a_.user : a_.schedule;
-    if (c_.query(user ? user_exists_sql : schedule_exists_sql, a_.org_id, name)
-            .int64(0, 0) == 0) {
-      refusal = refused(
-          reply_code::invalid, before_, user ? "unknown_user" : "unknown_schedule",
-          std::string{"no "} + (user ? "user" : "schedule") + " named '" + name + "'",
-          user ? "user" : "schedule");
+    auto missing = user
+                       ? unknown({name}, missing_user_sql, "user", "user", "unknown_user")
+                       : unknown({name}, missing_schedule_sql, "schedule", "schedule",
+                                 "unknown_schedule");
+    if (missing) {
+      refusal = std::move(*missing);
+      refusal.field = user ? "user" : "schedule"; // one name, not a list: no "[0]"
       return std::nullopt;
     }
     belay::policy p;
@@ -399,24 +405,20 @@ private:
     return {reply_code::ok, std::move(after)};
   }
 
-  // Every name of `names` is a row of `exists_sql`, else the refusal naming the first
-  // that is not ("users[1]").
+  // The refusal naming the first of `names` that `missing_sql` finds the org has not
+  // ("users[1]"), in one statement; nullopt when it has them all.
   std::optional<action_reply> unknown(const std::vector<std::string>& names,
-                                      const std::string& exists_sql, const char* field,
+                                      const std::string& missing_sql, const char* field,
                                       const char* what, const char* error) {
-    for (size_t i = 0; i < names.size(); ++i)
-      if (c_.query(exists_sql, a_.org_id, names[i]).int64(0, 0) == 0)
-        return refused(reply_code::invalid, before_, error,
-                       std::string{"no "} + what + " named '" + names[i] + "'",
-                       std::string{field} + "[" + std::to_string(i) + "]");
-    return std::nullopt;
-  }
-
-  std::optional<action_reply> unknown_people() {
-    if (auto r = unknown(a_.users, user_exists_sql, "users", "user", "unknown_user"))
-      return r;
-    return unknown(a_.schedules, schedule_exists_sql, "schedules", "schedule",
-                   "unknown_schedule");
+    if (names.empty())
+      return std::nullopt;
+    auto r = c_.query(missing_sql, a_.org_id, text_array(names));
+    if (r.rows() == 0)
+      return std::nullopt;
+    auto i = static_cast<size_t>(r.int64(0, 0) - 1);
+    return refused(reply_code::invalid, before_, error,
+                   std::string{"no "} + what + " named '" + names[i] + "'",
+                   std::string{field} + "[" + std::to_string(i) + "]");
   }
 
   // Whom `users` and `schedules` page now, each through their own notification rules.
@@ -444,7 +446,11 @@ private:
     if (rec().status == status_resolved)
       return refused(reply_code::conflict, before_, "invalid_transition",
                      name_of(rec()) + " is RESOLVED");
-    if (auto refusal = unknown_people())
+    if (auto refusal =
+            unknown(a_.users, missing_user_sql, "users", "user", "unknown_user"))
+      return *refusal;
+    if (auto refusal = unknown(a_.schedules, missing_schedule_sql, "schedules",
+                               "schedule", "unknown_schedule"))
       return *refusal;
     auto pages = expand_people();
     if (pages.pages.empty())
@@ -479,13 +485,16 @@ private:
 
   action_reply subscribe() {
     if (auto refusal =
-            unknown(a_.users, user_exists_sql, "users", "user", "unknown_user"))
+            unknown(a_.users, missing_user_sql, "users", "user", "unknown_user"))
       return *refusal;
-    for (size_t i = 0; i < a_.addresses.size(); ++i)
-      if (c_.query(channel_exists_sql, a_.org_id, a_.addresses[i].first).int64(0, 0) == 0)
-        return refused(reply_code::invalid, before_, "unknown_channel",
-                       "no channel named '" + a_.addresses[i].first + "'",
-                       "channels[" + std::to_string(i) + "].channel");
+    std::vector<std::string> channels;
+    for (auto& address : a_.addresses)
+      channels.push_back(address.first);
+    if (auto refusal = unknown(channels, missing_channel_sql, "channels", "channel",
+                               "unknown_channel")) {
+      refusal->field += ".channel"; // channels[i].channel
+      return *refusal;
+    }
     std::vector<std::string> added;
     for (auto& u : a_.users)
       if (c_.query(subscribe_sql, a_.org_id, id(), u, std::nullopt, std::nullopt, now_,
@@ -557,11 +566,7 @@ private:
     if (a_.into == rec().id)
       return refused(reply_code::invalid, before_, "invalid_value",
                      "an incident cannot be merged into itself", "into");
-    auto locked = c_.query(lock_pair_sql, a_.org_id, id(), std::to_string(a_.into));
-    std::string target_status;
-    for (int i = 0; i < locked.rows(); ++i)
-      if (locked.int64(i, 0) == a_.into)
-        target_status = locked.str(i, 1);
+    const std::string& target_status = into_status_;
     if (target_status.empty()) // none, or another org's: the same answer
       return refused(reply_code::invalid, before_, "unknown_incident",
                      "no incident " + std::to_string(a_.into) + " to merge into", "into");
@@ -591,17 +596,32 @@ private:
   const incident_action& a_;
   micros now_;
   held_incident before_;
+  std::string into_status_;
 };
+
+// A merge's target, locked with the incident in id order; its status, or "" when the
+// org has no such incident (or it is the incident itself).
+std::string lock_merge(connection& c, const incident_action& a) {
+  if (a.verb != incident_verb::merge || a.into == a.incident_id)
+    return {};
+  auto locked = c.query(lock_pair_sql, a.org_id, std::to_string(a.incident_id),
+                        std::to_string(a.into));
+  for (int i = 0; i < locked.rows(); ++i)
+    if (locked.int64(i, 0) == a.into)
+      return locked.str(i, 1);
+  return {};
+}
 
 } // namespace
 
 action_reply apply_action(connection& c, const incident_action& a, micros now) {
   // Every refusal is decided before the first write: a refused action writes nothing.
   return transaction(c, [&]() -> action_reply {
+    auto into = lock_merge(c, a);
     auto r = c.query(lock_sql, a.org_id, std::to_string(a.incident_id));
     if (r.rows() == 0)
       return {reply_code::not_found, {}};
-    return action_writer{c, a, now, read_held(r, 0)}.run();
+    return action_writer{c, a, now, read_held(r, 0), std::move(into)}.run();
   });
 }
 

@@ -12,6 +12,22 @@
 
 namespace belay::storage {
 
+std::string text_array(const std::vector<std::string>& values) {
+  std::string out = "{";
+  for (auto& v : values) {
+    if (out.size() > 1)
+      out += ',';
+    out += '"';
+    for (char ch : v) {
+      if (ch == '"' || ch == '\\')
+        out += '\\';
+      out += ch;
+    }
+    out += '"';
+  }
+  return out + "}";
+}
+
 namespace {
 
 std::string trimmed(const char* msg) {

@@ -75,6 +75,9 @@ template <class Integers> std::string bigint_array(const Integers& values) {
   return out + "}";
 }
 
+// Strings as the text of a text[] parameter: {"a","b\"c"}, each quoted and escaped.
+std::string text_array(const std::vector<std::string>& values);
+
 class result {
 public:
   explicit result(pg_result* r) : res_(r, &release) {}

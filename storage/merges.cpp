@@ -48,23 +48,6 @@ JOIN merged_key m ON m.org_id = k.org_id AND m.dedup_key = k.dedup_key
 JOIN incident t ON t.org_id = m.org_id AND t.id = m.into_id
 WHERE t.status <> 'RESOLVED')sql";
 
-// {"a","b"}: text[] of the keys, each quoted and escaped.
-std::string text_array(const std::vector<trigger_event>& events) {
-  std::string out = "{";
-  for (auto& e : events) {
-    if (out.size() > 1)
-      out += ',';
-    out += '"';
-    for (char ch : e.cmd.dedup_key) {
-      if (ch == '"' || ch == '\\')
-        out += '\\';
-      out += ch;
-    }
-    out += '"';
-  }
-  return out + "}";
-}
-
 } // namespace
 
 void note_merges() {
@@ -76,9 +59,12 @@ std::vector<trigger_event> redirect_merged(connection& c,
   if (events.empty() || !merges_exist(c))
     return events;
   std::vector<int64_t> orgs;
-  for (auto& e : events)
+  std::vector<std::string> keys;
+  for (auto& e : events) {
     orgs.push_back(e.cmd.org_id);
-  auto r = c.query(redirects_sql, bigint_array(orgs), text_array(events));
+    keys.push_back(e.cmd.dedup_key);
+  }
+  auto r = c.query(redirects_sql, bigint_array(orgs), text_array(keys));
   if (r.rows() == 0)
     return events;
   std::map<std::pair<int64_t, std::string>, std::string> into;

@@ -6,6 +6,7 @@
 #include "support/test_node.hpp"
 
 #include <catch2/catch.hpp>
+#include <thread>
 
 using namespace belay;
 using namespace std::chrono_literals;
@@ -311,4 +312,42 @@ TEST_CASE_METHOD(
   CHECK(fresh.created);
   CHECK(fresh.incident.id != merged.id);
   CHECK(fresh.incident.dedup_key == "db-down");
+}
+
+TEST_CASE_METHOD(working_fixture, "two incidents merged into each other at once: one "
+                                  "merge wins, the other is refused, neither deadlocks") {
+  test::test_node node{db};
+  std::vector<std::pair<int64_t, int64_t>> pairs;
+  for (int i = 0; i < 20; ++i)
+    pairs.emplace_back(node.trigger(org, "a" + std::to_string(i)).incident.id,
+                       node.trigger(org, "b" + std::to_string(i)).incident.id);
+  node.run();
+  int won = 0;
+  for (auto [a, b] : pairs) {
+    // Each side on a connection of its own, as two storage workers merge.
+    auto merge = [&](int64_t from, int64_t into) -> std::string {
+      storage::connection c{db.url()};
+      auto m = action(org, from, incident_verb::merge);
+      m.into = into;
+      m.who = {"sim", "api", ""};
+      try {
+        auto r = storage::apply_action(c, m, node.now());
+        return r.code == reply_code::ok ? "ok" : r.error;
+      } catch (const std::exception& e) {
+        return e.what();
+      }
+    };
+    std::string one, other;
+    std::thread t{[&] { one = merge(a, b); }};
+    other = merge(b, a);
+    t.join();
+    INFO(one << " / " << other);
+    CHECK((one == "ok") != (other == "ok"));
+    for (auto& answer : {one, other})
+      CHECK((answer == "ok" || answer == "invalid_transition" ||
+             answer == "target_resolved"));
+    won += one == "ok";
+  }
+  CHECK(count("SELECT count(*) FROM incident WHERE resolved_via = 'merge'") == 20);
+  WARN("the first merge of the pair won " << won << " of 20");
 }
